@@ -1,0 +1,1 @@
+//! Builds tcgemm-kernels to PTX.

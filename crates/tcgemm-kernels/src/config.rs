@@ -1,0 +1,161 @@
+//! The one tile-configuration vocabulary of tcgemm, shared by the kernels, the PTX builder and the host.
+//!
+//! Every kernel entry point is listed once in [`KERNELS`] with its systematic name (the PTX symbol, the
+//! dispatch key, the benchmark id and the test name), its tile shapes, and its launch shape. The builder
+//! writes `.maxntid`/`.minnctapersm` from `threads`/`min_blocks_per_sm`; the host derives the grid,
+//! block and dynamic shared memory from the same record.
+
+/// A PTX module tcgemm builds. Each kernel lives in exactly one module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// `sm_80` PTX: CUDA-core and `mma.sync` kernels. Runs (JIT-compiled) on every device ≥ 8.0.
+    Sm80,
+    /// `sm_90a` PTX: Hopper kernels (`wgmma`, TMA, `mbarrier`). Runs only on compute capability 9.0.
+    Sm90a,
+}
+
+impl Target {
+    /// Every target, in build order.
+    pub const ALL: [Target; 2] = [Target::Sm80, Target::Sm90a];
+
+    /// The `-C target-cpu` / `ptxas -arch` name.
+    pub const fn cpu(self) -> &'static str {
+        match self {
+            Target::Sm80 => "sm_80",
+            Target::Sm90a => "sm_90a",
+        }
+    }
+
+    /// File name of the module's PTX (in `ptx/` of the repository and in the build's `OUT_DIR`).
+    pub const fn ptx_file(self) -> &'static str {
+        match self {
+            Target::Sm80 => "tcgemm_sm80.ptx",
+            Target::Sm90a => "tcgemm_sm90a.ptx",
+        }
+    }
+}
+
+/// Element type of an operand in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    Bf16,
+}
+
+impl Elem {
+    /// Size in bytes.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            Elem::F32 => 4,
+            Elem::F16 | Elem::Bf16 => 2,
+        }
+    }
+}
+
+/// The instruction that does the multiply-accumulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Math {
+    /// `fma.rn.f32` on CUDA cores.
+    Ffma,
+    /// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (inputs rounded with `cvt.rna.tf32.f32`).
+    MmaTf32,
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`.
+    MmaF16F32,
+    /// `mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16` (f16 accumulation).
+    MmaF16F16,
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`.
+    MmaBf16F32,
+}
+
+/// `M×N×K` extents of a block tile, warp tile or instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GemmShape {
+    /// Rows.
+    pub m: u32,
+    /// Columns.
+    pub n: u32,
+    /// Depth.
+    pub k: u32,
+}
+
+impl GemmShape {
+    /// Shorthand constructor.
+    pub const fn new(m: u32, n: u32, k: u32) -> Self {
+        GemmShape { m, n, k }
+    }
+}
+
+/// One kernel entry point and everything needed to launch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KernelSpec {
+    /// PTX symbol, dispatch key, bench id and test name.
+    pub name: &'static str,
+    /// Module that carries it.
+    pub target: Target,
+    /// Element type of A and B.
+    pub input: Elem,
+    /// Element type of C.
+    pub output: Elem,
+    /// Multiply-accumulate instruction.
+    pub math: Math,
+    /// A stored transposed (`k×m` row-major).
+    pub trans_a: bool,
+    /// B stored transposed (`n×k` row-major).
+    pub trans_b: bool,
+    /// Block tile.
+    pub block: GemmShape,
+    /// Warp tile (per-thread micro-tile for CUDA-core kernels: `m×n` per thread, `k` = 1).
+    pub warp: GemmShape,
+    /// Shared-memory pipeline stages.
+    pub stages: u32,
+    /// Threads per block (1-D blocks).
+    pub threads: u32,
+    /// Blocks per SM the kernel is built for (`.minnctapersm`).
+    pub min_blocks_per_sm: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub smem_bytes: u32,
+}
+
+const SGEMM_SMEM: u32 = 2 * (8 * 128 + 8 * 128) * 4;
+
+const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
+    KernelSpec {
+        name,
+        target: Target::Sm80,
+        input: Elem::F32,
+        output: Elem::F32,
+        math: Math::Ffma,
+        trans_a,
+        trans_b,
+        block: GemmShape::new(128, 128, 8),
+        warp: GemmShape::new(8, 8, 1),
+        stages: 2,
+        threads: 256,
+        min_blocks_per_sm: 2,
+        smem_bytes: SGEMM_SMEM,
+    }
+}
+
+/// Every kernel entry point tcgemm builds.
+pub const KERNELS: &[KernelSpec] = &[
+    sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
+    sgemm("sgemm_nt_128x128x8_t8x8_s2", false, true),
+    sgemm("sgemm_tn_128x128x8_t8x8_s2", true, false),
+    sgemm("sgemm_tt_128x128x8_t8x8_s2", true, true),
+];
+
+/// Looks a kernel up by its name.
+///
+/// ```
+/// assert!(tcgemm_kernels::config::find_kernel("no_such_kernel").is_none());
+/// ```
+pub fn find_kernel(name: &str) -> Option<&'static KernelSpec> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// Rows of tiles walked before moving along N when rasterizing the grid (L2 reuse).
+pub const DEFAULT_GROUP_M: u32 = 8;

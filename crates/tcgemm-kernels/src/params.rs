@@ -1,0 +1,80 @@
+//! The parameter block every GEMM kernel takes by value, shared by host and device.
+//!
+//! Layout convention (row-major, like the host API): `C[m×n] = alpha·op(A)·op(B) + beta·C`.
+//! - `op(A)` is `m×k`. Not transposed: A is stored `m×k` row-major with leading dimension `lda ≥ k`.
+//!   Transposed: A is stored `k×m` row-major with `lda ≥ m`.
+//! - `op(B)` is `k×n`. Not transposed: B is stored `k×n` row-major, `ldb ≥ n`. Transposed: `n×k`, `ldb ≥ k`.
+//! - C is `m×n` row-major, `ldc ≥ n`.
+//! - Batch item `z` starts at `a + z·stride_a` (elements), likewise B and C.
+
+/// Bit flags in [`GemmParams::flags`].
+pub mod flags {
+    /// A is stored transposed (`k×m`).
+    pub const TRANS_A: u32 = 1 << 0;
+    /// B is stored transposed (`n×k`).
+    pub const TRANS_B: u32 = 1 << 1;
+    /// A's base, `lda` and `stride_a` allow 16-byte vector loads.
+    pub const VEC_A: u32 = 1 << 2;
+    /// B's base, `ldb` and `stride_b` allow 16-byte vector loads.
+    pub const VEC_B: u32 = 1 << 3;
+    /// C's base, `ldc` and `stride_c` allow 16-byte vector stores.
+    pub const VEC_C: u32 = 1 << 4;
+    /// `beta == 0`: C is never read (NaN in C does not leak), as BLAS specifies.
+    pub const BETA_ZERO: u32 = 1 << 5;
+}
+
+/// Kernel parameters, passed by value as the single kernel argument.
+///
+/// All addresses are device (generic-space) addresses; the kernel converts them to the global window.
+/// Strides and leading dimensions are in elements of the operand's type.
+///
+/// ```
+/// use tcgemm_kernels::params::GemmParams;
+/// assert_eq!(core::mem::size_of::<GemmParams>(), 104);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GemmParams {
+    /// Address of A (batch item 0).
+    pub a: u64,
+    /// Address of B (batch item 0).
+    pub b: u64,
+    /// Address of C (batch item 0); read when `beta != 0`, always written.
+    pub c: u64,
+    /// Leading dimension of A, in elements.
+    pub lda: u64,
+    /// Leading dimension of B, in elements.
+    pub ldb: u64,
+    /// Leading dimension of C, in elements.
+    pub ldc: u64,
+    /// Elements between consecutive batch items of A.
+    pub stride_a: u64,
+    /// Elements between consecutive batch items of B.
+    pub stride_b: u64,
+    /// Elements between consecutive batch items of C.
+    pub stride_c: u64,
+    /// Rows of `op(A)` and C.
+    pub m: u32,
+    /// Columns of `op(B)` and C.
+    pub n: u32,
+    /// Inner dimension.
+    pub k: u32,
+    /// Number of batch items (≥ 1).
+    pub batch: u32,
+    /// Scale of the product.
+    pub alpha: f32,
+    /// Scale of the prior C.
+    pub beta: f32,
+    /// Bit set of [`flags`].
+    pub flags: u32,
+    /// Tile rasterization: consecutive block indices walk `group_m` tile rows before moving along N
+    /// (L2 reuse). 0 or 1 means plain row-by-row order.
+    pub group_m: u32,
+}
+
+impl GemmParams {
+    /// Number of output tiles of `bm×bn` along M and N.
+    pub const fn tiles(&self, bm: u32, bn: u32) -> (u32, u32) {
+        (self.m.div_ceil(bm), self.n.div_ceil(bn))
+    }
+}

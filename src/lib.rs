@@ -1,0 +1,2 @@
+//! tcgemm: a pure-Rust CUDA GEMM library.
+#![deny(missing_docs)]
