@@ -118,6 +118,9 @@ pub struct KernelSpec {
     pub min_blocks_per_sm: u32,
     /// Dynamic shared memory per block, bytes.
     pub smem_bytes: u32,
+    /// Dispatch preference among kernels that can run the same call: the highest rank wins.
+    /// Baselines kept for comparison (e.g. the seed TF32 kernel) have a lower rank.
+    pub rank: u32,
 }
 
 const SGEMM_SMEM: u32 = 2 * (8 * 128 + 8 * 128) * 4;
@@ -137,6 +140,7 @@ const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
         threads: 256,
         min_blocks_per_sm: 2,
         smem_bytes: SGEMM_SMEM,
+        rank: 10,
     }
 }
 
