@@ -1,0 +1,55 @@
+//! Numeric conversions.
+
+use core::arch::asm;
+
+/// `cvt.rna.tf32.f32` — rounds an f32 to TF32 (10-bit mantissa), to nearest, ties away from zero.
+/// The result is an f32 bit pattern with the low 13 mantissa bits zero.
+#[inline(always)]
+pub fn f32_to_tf32_rna(x: f32) -> u32 {
+    let r: u32;
+    // SAFETY: a register conversion has no preconditions.
+    unsafe { asm!("cvt.rna.tf32.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `cvt.rn.f16x2.f32` — packs two f32 into f16x2, round to nearest even: `lo` in bits 0..16.
+#[inline(always)]
+pub fn f32x2_to_f16x2_rn(lo: f32, hi: f32) -> u32 {
+    let r: u32;
+    // SAFETY: a register conversion has no preconditions.
+    unsafe { asm!("cvt.rn.f16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `cvt.rn.bf16x2.f32` — packs two f32 into bf16x2, round to nearest even: `lo` in bits 0..16.
+#[inline(always)]
+pub fn f32x2_to_bf16x2_rn(lo: f32, hi: f32) -> u32 {
+    let r: u32;
+    // SAFETY: a register conversion has no preconditions.
+    unsafe { asm!("cvt.rn.bf16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `cvt.f32.f16` — widens an f16 (bit pattern) to f32 exactly.
+#[inline(always)]
+pub fn f16_to_f32(h: u16) -> f32 {
+    let r: f32;
+    // SAFETY: a register conversion has no preconditions.
+    unsafe { asm!("cvt.f32.f16 {0}, {1};", out(reg32) r, in(reg16) h, options(pure, nomem, nostack)) };
+    r
+}
+
+/// Widens a bf16 (bit pattern) to f32 exactly (a shift: bf16 is the top half of an f32).
+#[inline(always)]
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
+}
+
+/// `fma.rn.f32` — `a·b + c` with a single rounding.
+#[inline(always)]
+pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
+    let r: f32;
+    // SAFETY: register arithmetic has no preconditions.
+    unsafe { asm!("fma.rn.f32 {0}, {1}, {2}, {3};", out(reg32) r, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack)) };
+    r
+}

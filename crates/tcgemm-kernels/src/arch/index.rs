@@ -1,0 +1,50 @@
+//! Thread, block and grid indices (special registers). Only kernel entry points call these.
+
+use core::arch::nvptx;
+
+/// `%tid.x`.
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+
+/// `%ctaid.x`.
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+
+/// `%ctaid.y`.
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_y() as u32 }
+}
+
+/// `%nctaid.x`.
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
+/// `%nctaid.y`.
+#[inline(always)]
+pub fn grid_dim_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_y() as u32 }
+}
+
+/// Lane within the warp, `%tid.x % 32` (1-D blocks).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    thread_idx_x() % 32
+}
+
+/// Warp within the block, `%tid.x / 32` (1-D blocks).
+#[inline(always)]
+pub fn warp_id() -> u32 {
+    thread_idx_x() / 32
+}

@@ -1,0 +1,15 @@
+//! The device layer: one `#[inline(always)]` wrapper per PTX instruction (or special register).
+//!
+//! Naming follows the data movement (source → destination) and the full instruction signature, so a
+//! reader can map every call to the PTX it emits. Components above this layer never write `asm!`.
+//! Shared-memory addresses are 32-bit offsets in the `.shared` window ([`smem::base`] + byte offset);
+//! global addresses are 64-bit addresses in the `.global` window ([`global::to_global`]).
+
+pub mod convert;
+pub mod cp_async;
+pub mod global;
+pub mod index;
+pub mod ldmatrix;
+pub mod mma;
+pub mod smem;
+pub mod sync;

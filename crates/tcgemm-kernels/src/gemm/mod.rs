@@ -1,0 +1,27 @@
+//! Threadblock-level GEMM building blocks: grid rasterization, operand addressing, mainloops and
+//! epilogues. Components take indices as arguments; only `kernels` reads `%tid`/`%ctaid`.
+
+pub mod raster;
+pub mod sgemm;
+
+use crate::params::GemmParams;
+
+/// Where one block works: output tile origin and batch item.
+#[derive(Clone, Copy)]
+pub struct BlockTile {
+    /// First row of the tile in C.
+    pub m0: u32,
+    /// First column of the tile in C.
+    pub n0: u32,
+}
+
+/// Global-window element addresses of batch item `z` of A, B, C.
+#[inline(always)]
+pub fn batch_bases(p: &GemmParams, z: u32, elem_bytes: u64) -> (u64, u64, u64) {
+    let z = z as u64;
+    (
+        crate::arch::global::to_global(p.a).wrapping_add(z * p.stride_a * elem_bytes),
+        crate::arch::global::to_global(p.b).wrapping_add(z * p.stride_b * elem_bytes),
+        crate::arch::global::to_global(p.c).wrapping_add(z * p.stride_c * elem_bytes),
+    )
+}
