@@ -146,12 +146,35 @@ const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
     }
 }
 
+const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
+    KernelSpec {
+        name,
+        target: Target::Sm80,
+        input: Elem::F32,
+        output: Elem::F32,
+        math: Math::MmaTf32,
+        trans_a,
+        trans_b,
+        block: GemmShape::new(128, 128, 16),
+        warp: GemmShape::new(32, 64, 8),
+        stages: 2,
+        threads: 256,
+        min_blocks_per_sm: 2,
+        smem_bytes: 2 * 2 * 16 * (128 + 4) * 4,
+        rank: 1,
+    }
+}
+
 /// Every kernel entry point tcgemm builds.
 pub const KERNELS: &[KernelSpec] = &[
     sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
     sgemm("sgemm_nt_128x128x8_t8x8_s2", false, true),
     sgemm("sgemm_tn_128x128x8_t8x8_s2", true, false),
     sgemm("sgemm_tt_128x128x8_t8x8_s2", true, true),
+    tf32_seed("tf32_nn_128x128x16_w32x64_s2_seed", false, false),
+    tf32_seed("tf32_nt_128x128x16_w32x64_s2_seed", false, true),
+    tf32_seed("tf32_tn_128x128x16_w32x64_s2_seed", true, false),
+    tf32_seed("tf32_tt_128x128x16_w32x64_s2_seed", true, true),
 ];
 
 /// Looks a kernel up by its name.

@@ -3,7 +3,7 @@
 
 use crate::arch::index::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x};
 #[cfg(not(target_feature = "sm_90a"))]
-use crate::gemm::sgemm::sgemm;
+use crate::gemm::{sgemm::sgemm, tf32_seed::tf32_seed};
 use crate::params::GemmParams;
 
 /// Declares an `extern "ptx-kernel"` entry that forwards to a threadblock body.
@@ -32,4 +32,12 @@ mod sm80 {
         sgemm_tn_128x128x8_t8x8_s2 => sgemm::<true, false>);
     entry!(/// FP32 SGEMM, A and B transposed.
         sgemm_tt_128x128x8_t8x8_s2 => sgemm::<true, true>);
+    entry!(/// TF32 seed kernel (seed 000), A and B not transposed.
+        tf32_nn_128x128x16_w32x64_s2_seed => tf32_seed::<false, false>);
+    entry!(/// TF32 seed kernel, B transposed.
+        tf32_nt_128x128x16_w32x64_s2_seed => tf32_seed::<false, true>);
+    entry!(/// TF32 seed kernel, A transposed.
+        tf32_tn_128x128x16_w32x64_s2_seed => tf32_seed::<true, false>);
+    entry!(/// TF32 seed kernel, A and B transposed.
+        tf32_tt_128x128x16_w32x64_s2_seed => tf32_seed::<true, true>);
 }

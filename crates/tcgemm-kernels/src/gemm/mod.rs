@@ -3,6 +3,8 @@
 
 pub mod raster;
 pub mod sgemm;
+pub mod tf32_seed;
+pub mod tile_io;
 
 use crate::params::GemmParams;
 

@@ -1,0 +1,91 @@
+//! Global → shared tile copies with `cp.async`, for 32-bit elements, any layout, any tail.
+//!
+//! An operand tile is `R × BK` (R = rows of the block tile along M for A, along N for B). In memory
+//! the operand is either *k-contiguous* (A not transposed, B transposed: element `(r, k)` at
+//! `r·ld + k`) or *r-contiguous* (A transposed, B not transposed: `(r, k)` at `k·ld + r`). The shared
+//! copy keeps the memory's contiguous dimension contiguous, padded:
+//! - k-contiguous → `smem[r][BK + KPAD]`,
+//! - r-contiguous → `smem[k][R + RPAD]`.
+//!
+//! Every thread copies 16-byte chunks (4 elements along the contiguous dimension) with
+//! `cp.async.cg … 16, src_bytes`, which zero-fills what lies past the matrix edge; when the host says
+//! 16-byte access is not allowed (`vec == false`), each element goes with its own 4-byte
+//! `cp.async.ca … 4, src_bytes`.
+
+use crate::arch::cp_async::{global_to_shared_ca_4_zfill, global_to_shared_cg_16_zfill};
+
+/// Geometry of one operand's tile copy.
+#[derive(Clone, Copy)]
+pub struct TileCopy32 {
+    /// Global address of the operand's batch item (element (0, 0)).
+    pub base: u64,
+    /// Leading dimension, elements.
+    pub ld: u64,
+    /// k index contiguous in memory.
+    pub k_contig: bool,
+    /// Tile origin along R (m0 or n0).
+    pub r0: u32,
+    /// Extent along R (m or n).
+    pub rows: u32,
+    /// Extent along K.
+    pub k: u32,
+    /// 16-byte copies allowed.
+    pub vec: bool,
+}
+
+impl TileCopy32 {
+    /// Issues this thread's copies of k-tile `kt` (origin `k0 = kt·BK`) into the shared tile at
+    /// `dst`. `R`, `BK`, the paddings and the thread count are compile-time constants.
+    ///
+    /// # Safety
+    /// `dst` must point at a shared tile of the layout described in the module docs that nobody reads
+    /// until the copies are awaited and a barrier passed; the operand must cover all in-bounds elements.
+    #[inline(always)]
+    pub unsafe fn issue<const R: u32, const BK: u32, const KPAD: u32, const RPAD: u32, const THREADS: u32>(
+        &self,
+        dst: u32,
+        k0: u32,
+        tid: u32,
+    ) {
+        let chunks = R * BK / 4;
+        let mut c = tid;
+        while c < chunks {
+            // (r, kk): first element of this chunk in tile coordinates; `run` = contiguous index
+            let (r, kk, s_off) = if self.k_contig {
+                let per_row = BK / 4;
+                let r = c / per_row;
+                let kk = (c % per_row) * 4;
+                (r, kk, (r * (BK + KPAD) + kk) * 4)
+            } else {
+                let per_row = R / 4;
+                let kk = c / per_row;
+                let r = (c % per_row) * 4;
+                (r, kk, (kk * (R + RPAD) + r) * 4)
+            };
+            let gr = self.r0 + r;
+            let gk = k0 + kk;
+            let (off, left) = if self.k_contig {
+                // valid elements along k from gk, 0 if the row is outside
+                let left = if gr < self.rows && gk < self.k { self.k - gk } else { 0 };
+                (gr as u64 * self.ld + gk as u64, left)
+            } else {
+                let left = if gk < self.k && gr < self.rows { self.rows - gr } else { 0 };
+                (gk as u64 * self.ld + gr as u64, left)
+            };
+            let left = if left > 4 { 4 } else { left };
+            // out-of-range chunks read nothing; give them the always-valid base address
+            let src = if left == 0 { self.base } else { self.base.wrapping_add(off * 4) };
+            let d = dst + s_off;
+            if self.vec {
+                global_to_shared_cg_16_zfill(d, src, left * 4);
+            } else {
+                for e in 0..4u32 {
+                    let ok = e < left;
+                    let s = if ok { src + 4 * e as u64 } else { self.base };
+                    global_to_shared_ca_4_zfill(d + 4 * e, s, if ok { 4 } else { 0 });
+                }
+            }
+            c += THREADS;
+        }
+    }
+}
