@@ -1,0 +1,432 @@
+//! Kernel selection: which entry of [`KERNELS`](tcgemm_kernels::config::KERNELS) runs a call.
+//!
+//! Everything here is pure (no device), so the policy is unit-tested with synthetic tables.
+
+use crate::error::{invalid, Error, Result};
+use crate::gemm::{Gemm, Precision};
+use tcgemm_kernels::config::{Elem, KernelSpec, Math, Target};
+
+/// What a call needs from a kernel, independent of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Query {
+    /// Element type of A and B.
+    pub input: Elem,
+    /// Element type of C.
+    pub output: Elem,
+    /// A stored transposed.
+    pub trans_a: bool,
+    /// B stored transposed.
+    pub trans_b: bool,
+    /// Acceptable multiply-accumulate instructions, most preferred first.
+    pub maths: &'static [Math],
+}
+
+impl Query {
+    /// The query for a call with elements `input -> output`.
+    pub fn new(g: &Gemm, input: Elem, output: Elem, allow_tf32: bool) -> Result<Query> {
+        Ok(Query {
+            input,
+            output,
+            trans_a: g.trans_a,
+            trans_b: g.trans_b,
+            maths: maths_for(input, g.precision, allow_tf32)?,
+        })
+    }
+
+    /// Whether `spec` has this query's element types and transposes (any math).
+    pub fn matches_layout(&self, spec: &KernelSpec) -> bool {
+        spec.input == self.input
+            && spec.output == self.output
+            && spec.trans_a == self.trans_a
+            && spec.trans_b == self.trans_b
+    }
+
+    /// Whether `spec` can run this query, ignoring whether it is loaded.
+    pub fn matches(&self, spec: &KernelSpec) -> bool {
+        self.matches_layout(spec) && self.maths.contains(&spec.math)
+    }
+}
+
+/// The multiply-accumulate instructions a precision allows for `input` elements, most preferred
+/// first.
+///
+/// - `f32`: `Exact` → FFMA; `Tf32` → TF32 MMA; `Default` → FFMA, or TF32 MMA then FFMA when the
+///   context allows TF32.
+/// - `f16`: f16 MMA with f32 accumulation (the f16-accumulating kernels run only when forced by
+///   name); `Tf32` is an argument error.
+/// - `bf16`: bf16 MMA with f32 accumulation; `Tf32` is an argument error.
+pub(crate) fn maths_for(
+    input: Elem,
+    precision: Precision,
+    allow_tf32: bool,
+) -> Result<&'static [Math]> {
+    match (input, precision) {
+        (Elem::F32, Precision::Exact) => Ok(&[Math::Ffma]),
+        (Elem::F32, Precision::Tf32) => Ok(&[Math::MmaTf32]),
+        (Elem::F32, Precision::Default) if allow_tf32 => Ok(&[Math::MmaTf32, Math::Ffma]),
+        (Elem::F32, Precision::Default) => Ok(&[Math::Ffma]),
+        (Elem::F16 | Elem::Bf16, Precision::Tf32) => Err(invalid(
+            "precision",
+            format!(
+                "Precision::Tf32 applies to f32 inputs only, but the inputs are {input:?}; \
+                 use Precision::Default (half-precision inputs always use tensor cores with f32 accumulation)"
+            ),
+        )),
+        (Elem::F16, _) => Ok(&[Math::MmaF16F32]),
+        (Elem::Bf16, _) => Ok(&[Math::MmaBf16F32]),
+    }
+}
+
+/// Base addresses of a call's buffers, when known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ptrs {
+    /// Address of A.
+    pub a: u64,
+    /// Address of B.
+    pub b: u64,
+    /// Address of C.
+    pub c: u64,
+}
+
+/// Whether `v` elements of `elem_bytes` bytes are a whole number of 16-byte chunks.
+fn bytes_multiple_of_16(v: usize, elem_bytes: u32) -> bool {
+    (v as u64)
+        .checked_mul(u64::from(elem_bytes))
+        .is_some_and(|b| b % 16 == 0)
+}
+
+/// Extra requirements a kernel puts on a call beyond types and transposes.
+///
+/// `sm_90a` kernels move tiles with TMA, which needs 16-byte-aligned base addresses, leading
+/// dimensions and batch strides (strides only matter with more than one batch item). `ptrs: None`
+/// (planning without buffers) assumes aligned bases, as fresh allocations are. `sm_80` kernels
+/// accept every call.
+pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) -> bool {
+    match spec.target {
+        Target::Sm80 => true,
+        Target::Sm90a => {
+            let (ei, eo) = (spec.input.bytes(), spec.output.bytes());
+            let bases = ptrs.is_none_or(|p| p.a % 16 == 0 && p.b % 16 == 0 && p.c % 16 == 0);
+            let lds = bytes_multiple_of_16(g.lda_or_packed(), ei)
+                && bytes_multiple_of_16(g.ldb_or_packed(), ei)
+                && bytes_multiple_of_16(g.ldc_or_packed(), eo);
+            let strides = g.batch <= 1
+                || (bytes_multiple_of_16(g.stride_a_or_packed(), ei)
+                    && bytes_multiple_of_16(g.stride_b_or_packed(), ei)
+                    && bytes_multiple_of_16(g.stride_c_or_packed(), eo));
+            bases && lds && strides
+        }
+    }
+}
+
+/// The kernel for `q` among `specs`: for each acceptable math in preference order, the `usable`
+/// candidate of highest `rank` (the first in table order on a tie); `None` when no candidate is
+/// usable.
+pub(crate) fn select<'a>(
+    specs: &'a [KernelSpec],
+    q: &Query,
+    usable: impl Fn(&KernelSpec) -> bool,
+) -> Option<&'a KernelSpec> {
+    q.maths.iter().find_map(|&math| {
+        specs
+            .iter()
+            .filter(|s| s.math == math && q.matches(s) && usable(s))
+            .fold(None, |best: Option<&KernelSpec>, s| match best {
+                Some(b) if b.rank >= s.rank => Some(b),
+                _ => Some(s),
+            })
+    })
+}
+
+/// The error for a query no usable kernel serves. `why_unusable` explains, for a matching kernel,
+/// why it cannot run (not loaded, missing from its module, not accepting these arguments).
+pub(crate) fn no_kernel_error(
+    specs: &[KernelSpec],
+    q: &Query,
+    why_unusable: impl Fn(&KernelSpec) -> String,
+) -> Error {
+    let mut msg = format!(
+        "no kernel for {:?} -> {:?} with trans_a={}, trans_b={} and math {:?} on this device",
+        q.input, q.output, q.trans_a, q.trans_b, q.maths
+    );
+    let reasons: Vec<String> = specs
+        .iter()
+        .filter(|s| q.matches(s))
+        .map(|s| format!("`{}`: {}", s.name, why_unusable(s)))
+        .collect();
+    if reasons.is_empty() {
+        let others: Vec<&str> = specs
+            .iter()
+            .filter(|s| q.matches_layout(s))
+            .map(|s| s.name)
+            .collect();
+        if others.is_empty() {
+            msg.push_str("; this build has no kernel for these element types and transposes");
+        } else {
+            msg.push_str(&format!(
+                "; kernels with other math exist ({}): choose another Precision",
+                others.join(", ")
+            ));
+        }
+    } else {
+        msg.push_str(&format!("; candidates: {}", reasons.join("; ")));
+    }
+    Error::Unsupported(msg)
+}
+
+/// Checks that the kernel forced by name fits the call's element types and transposes.
+pub(crate) fn check_forced(spec: &KernelSpec, input: Elem, output: Elem, g: &Gemm) -> Result<()> {
+    if spec.input != input || spec.output != output {
+        return Err(invalid(
+            "kernel",
+            format!(
+                "kernel `{}` multiplies {:?} -> {:?} but the buffers are {input:?} -> {output:?}; \
+                 pick a kernel with matching element types (see Context::kernels)",
+                spec.name, spec.input, spec.output
+            ),
+        ));
+    }
+    if spec.trans_a != g.trans_a || spec.trans_b != g.trans_b {
+        return Err(invalid(
+            "kernel",
+            format!(
+                "kernel `{}` takes trans_a={}, trans_b={} but the call has trans_a={}, trans_b={}; \
+                 pick the kernel for this layout",
+                spec.name, spec.trans_a, spec.trans_b, g.trans_a, g.trans_b
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcgemm_kernels::config::{GemmShape, KERNELS};
+
+    fn spec(name: &'static str, input: Elem, output: Elem, math: Math, rank: u32) -> KernelSpec {
+        KernelSpec {
+            name,
+            target: Target::Sm80,
+            input,
+            output,
+            math,
+            trans_a: false,
+            trans_b: false,
+            block: GemmShape::new(128, 128, 32),
+            warp: GemmShape::new(64, 64, 32),
+            stages: 3,
+            threads: 128,
+            min_blocks_per_sm: 1,
+            smem_bytes: 0,
+            rank,
+        }
+    }
+
+    fn table() -> Vec<KernelSpec> {
+        vec![
+            spec("ffma_low", Elem::F32, Elem::F32, Math::Ffma, 5),
+            spec("ffma_high", Elem::F32, Elem::F32, Math::Ffma, 10),
+            spec("ffma_high_too", Elem::F32, Elem::F32, Math::Ffma, 10),
+            spec("tf32_seed", Elem::F32, Elem::F32, Math::MmaTf32, 1),
+            spec("tf32_main", Elem::F32, Elem::F32, Math::MmaTf32, 20),
+            spec("h_f32acc", Elem::F16, Elem::F16, Math::MmaF16F32, 10),
+            spec("h_f16acc", Elem::F16, Elem::F16, Math::MmaF16F16, 99),
+            spec("h_to_f32", Elem::F16, Elem::F32, Math::MmaF16F32, 10),
+            spec("bf_to_f32", Elem::Bf16, Elem::F32, Math::MmaBf16F32, 10),
+            KernelSpec {
+                trans_b: true,
+                ..spec("ffma_nt", Elem::F32, Elem::F32, Math::Ffma, 10)
+            },
+        ]
+    }
+
+    fn query(g: &Gemm, input: Elem, output: Elem, tf32: bool) -> Query {
+        Query::new(g, input, output, tf32).unwrap()
+    }
+
+    #[test]
+    fn precision_resolution() {
+        use Precision::*;
+        assert_eq!(maths_for(Elem::F32, Default, false).unwrap(), &[Math::Ffma]);
+        assert_eq!(
+            maths_for(Elem::F32, Default, true).unwrap(),
+            &[Math::MmaTf32, Math::Ffma]
+        );
+        assert_eq!(maths_for(Elem::F32, Exact, true).unwrap(), &[Math::Ffma]);
+        assert_eq!(maths_for(Elem::F32, Tf32, false).unwrap(), &[Math::MmaTf32]);
+        for p in [Default, Exact] {
+            for tf32 in [false, true] {
+                assert_eq!(maths_for(Elem::F16, p, tf32).unwrap(), &[Math::MmaF16F32]);
+                assert_eq!(maths_for(Elem::Bf16, p, tf32).unwrap(), &[Math::MmaBf16F32]);
+            }
+        }
+        for e in [Elem::F16, Elem::Bf16] {
+            let err = maths_for(e, Tf32, true).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::InvalidArgument {
+                        what: "precision",
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn highest_rank_wins_first_on_tie() {
+        let t = table();
+        let q = query(&Gemm::new(8, 8, 8), Elem::F32, Elem::F32, false);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "ffma_high");
+        // Unusable candidates are skipped.
+        let pick = select(&t, &q, |s| s.name != "ffma_high").unwrap();
+        assert_eq!(pick.name, "ffma_high_too");
+        let pick = select(&t, &q, |s| s.name == "ffma_low").unwrap();
+        assert_eq!(pick.name, "ffma_low");
+        assert!(select(&t, &q, |_| false).is_none());
+    }
+
+    #[test]
+    fn transposes_must_match() {
+        let t = table();
+        let q = query(
+            &Gemm::new(8, 8, 8).trans_b(true),
+            Elem::F32,
+            Elem::F32,
+            false,
+        );
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "ffma_nt");
+        let q = query(
+            &Gemm::new(8, 8, 8).trans_a(true),
+            Elem::F32,
+            Elem::F32,
+            false,
+        );
+        assert!(select(&t, &q, |_| true).is_none());
+    }
+
+    #[test]
+    fn tf32_preferred_when_allowed_with_ffma_fallback() {
+        let t = table();
+        let g = Gemm::new(8, 8, 8);
+        assert_eq!(
+            select(&t, &query(&g, Elem::F32, Elem::F32, true), |_| true)
+                .unwrap()
+                .name,
+            "tf32_main"
+        );
+        // No TF32 kernel usable: Default falls back to exact FP32.
+        let no_tf32 = |s: &KernelSpec| s.math != Math::MmaTf32;
+        let q = query(&g, Elem::F32, Elem::F32, true);
+        assert_eq!(select(&t, &q, no_tf32).unwrap().name, "ffma_high");
+        // Explicit Tf32 does not fall back.
+        let q = query(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, false);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "tf32_main");
+        assert!(select(&t, &q, no_tf32).is_none());
+        // Exact never takes TF32, even if allowed.
+        let q = query(&g.precision(Precision::Exact), Elem::F32, Elem::F32, true);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "ffma_high");
+    }
+
+    #[test]
+    fn half_inputs_take_f32_accumulation_only() {
+        let t = table();
+        let g = Gemm::new(8, 8, 8);
+        let q = query(&g, Elem::F16, Elem::F16, false);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "h_f32acc"); // not the rank-99 f16-acc one
+        let q = query(&g, Elem::F16, Elem::F32, false);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "h_to_f32");
+        let q = query(&g, Elem::Bf16, Elem::F32, false);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "bf_to_f32");
+        let q = query(&g, Elem::Bf16, Elem::Bf16, false);
+        assert!(select(&t, &q, |_| true).is_none());
+    }
+
+    #[test]
+    fn no_kernel_error_explains() {
+        let t = table();
+        let g = Gemm::new(8, 8, 8);
+        let q = query(&g, Elem::Bf16, Elem::Bf16, false);
+        let s = no_kernel_error(&t, &q, |_| unreachable!()).to_string();
+        assert!(
+            s.starts_with("unsupported: no kernel for Bf16 -> Bf16"),
+            "{s}"
+        );
+        assert!(s.contains("no kernel for these element types"), "{s}");
+        let q = query(&g, Elem::F32, Elem::F32, false);
+        let s = no_kernel_error(&t, &q, |sp| format!("{} not loaded", sp.name)).to_string();
+        assert!(s.contains("`ffma_high`: ffma_high not loaded"), "{s}");
+        assert!(!s.contains("tf32_main"), "{s}");
+        // Only kernels of another math: suggest another precision.
+        let ffma_only: Vec<KernelSpec> =
+            t.iter().copied().filter(|s| s.math == Math::Ffma).collect();
+        let q = query(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, false);
+        let s = no_kernel_error(&ffma_only, &q, |_| unreachable!()).to_string();
+        assert!(s.contains("choose another Precision"), "{s}");
+    }
+
+    #[test]
+    fn real_table_serves_fp32_all_layouts() {
+        for ta in [false, true] {
+            for tb in [false, true] {
+                let g = Gemm::new(8, 8, 8).trans_a(ta).trans_b(tb);
+                let q = query(&g, Elem::F32, Elem::F32, false);
+                let s = select(KERNELS, &q, |_| true).expect("an FP32 kernel for every layout");
+                assert_eq!((s.trans_a, s.trans_b, s.math), (ta, tb, Math::Ffma));
+            }
+        }
+    }
+
+    #[test]
+    fn hopper_alignment_hook() {
+        let sm80 = spec("a", Elem::F16, Elem::F32, Math::MmaF16F32, 1);
+        let sm90 = KernelSpec {
+            target: Target::Sm90a,
+            ..sm80
+        };
+        let aligned = Ptrs {
+            a: 256,
+            b: 512,
+            c: 1024,
+        };
+        let g = Gemm::new(64, 64, 64);
+        assert!(kernel_accepts(&sm90, &g, Some(aligned)));
+        assert!(kernel_accepts(&sm90, &g, None));
+        // Misaligned base.
+        assert!(!kernel_accepts(&sm90, &g, Some(Ptrs { b: 514, ..aligned })));
+        assert!(kernel_accepts(&sm80, &g, Some(Ptrs { b: 514, ..aligned })));
+        // lda 12 halves = 24 bytes; ldc 12 f32 = 48 bytes.
+        assert!(!kernel_accepts(&sm90, &g.lda(68), None));
+        assert!(kernel_accepts(&sm90, &g.lda(72), None));
+        assert!(!kernel_accepts(&sm90, &g.ldc(66), None));
+        assert!(kernel_accepts(&sm90, &g.ldc(68), None));
+        // Strides matter only with several batch items.
+        assert!(kernel_accepts(&sm90, &g.stride_a(4), None));
+        assert!(!kernel_accepts(&sm90, &g.batch(2).stride_a(4), None));
+        assert!(kernel_accepts(&sm90, &g.batch(2).stride_a(8), None));
+        assert!(kernel_accepts(&sm90, &g.batch(2).stride_b(0), None));
+        assert!(!kernel_accepts(
+            &sm90,
+            &g.batch(2).stride_c(64 * 64 + 2),
+            None
+        ));
+        // Huge values do not overflow.
+        assert!(!kernel_accepts(&sm90, &g.lda(usize::MAX), None));
+    }
+
+    #[test]
+    fn forced_kernel_checks() {
+        let t = table();
+        let g = Gemm::new(8, 8, 8);
+        check_forced(&t[0], Elem::F32, Elem::F32, &g).unwrap();
+        let e = check_forced(&t[0], Elem::F16, Elem::F32, &g).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { what: "kernel", .. }));
+        let e = check_forced(&t[0], Elem::F32, Elem::F32, &g.trans_a(true)).unwrap_err();
+        assert!(e.to_string().contains("trans_a=true"), "{e}");
+        // f16 accumulation is reachable only by name.
+        check_forced(&t[6], Elem::F16, Elem::F16, &g).unwrap();
+    }
+}
