@@ -165,6 +165,49 @@ const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSp
     }
 }
 
+/// Dynamic shared memory of the 16-bit `mma.sync` kernels: per stage, the larger of the two operand
+/// layouts (`R×(32+8)` or `32×(R+8)` elements) for A and for B. Mirrors `gemm::mma16::smem_bytes`.
+const fn mma16_smem(bm: u32, bn: u32, stages: u32) -> u32 {
+    const fn tile(r: u32) -> u32 {
+        let kc = r * (32 + 8) * 2;
+        let rc = 32 * (r + 8) * 2;
+        if kc > rc {
+            kc
+        } else {
+            rc
+        }
+    }
+    stages * (tile(bm) + tile(bn))
+}
+
+const fn mma16_128x128(
+    name: &'static str,
+    input: Elem,
+    output: Elem,
+    math: Math,
+    trans_a: bool,
+    trans_b: bool,
+) -> KernelSpec {
+    KernelSpec {
+        name,
+        target: Target::Sm80,
+        input,
+        output,
+        math,
+        trans_a,
+        trans_b,
+        block: GemmShape::new(128, 128, 32),
+        warp: GemmShape::new(64, 32, 16),
+        stages: 4,
+        threads: 256,
+        // f32 output: ptxas allocates ~236 registers (the 16-bit-output twin of the same mainloop
+        // ~157) and spills ~220 B under the 128 cap of 2 blocks/SM, so those run 1 block/SM.
+        min_blocks_per_sm: if matches!(output, Elem::F32) { 1 } else { 2 },
+        smem_bytes: mma16_smem(128, 128, 4),
+        rank: 10,
+    }
+}
+
 /// Every kernel entry point tcgemm builds.
 pub const KERNELS: &[KernelSpec] = &[
     sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
@@ -175,6 +218,22 @@ pub const KERNELS: &[KernelSpec] = &[
     tf32_seed("tf32_nt_128x128x16_w32x64_s2_seed", false, true),
     tf32_seed("tf32_tn_128x128x16_w32x64_s2_seed", true, false),
     tf32_seed("tf32_tt_128x128x16_w32x64_s2_seed", true, true),
+    mma16_128x128("f16_f32_nn_128x128x32_w64x32_s4", Elem::F16, Elem::F32, Math::MmaF16F32, false, false),
+    mma16_128x128("f16_f32_nt_128x128x32_w64x32_s4", Elem::F16, Elem::F32, Math::MmaF16F32, false, true),
+    mma16_128x128("f16_f32_tn_128x128x32_w64x32_s4", Elem::F16, Elem::F32, Math::MmaF16F32, true, false),
+    mma16_128x128("f16_f32_tt_128x128x32_w64x32_s4", Elem::F16, Elem::F32, Math::MmaF16F32, true, true),
+    mma16_128x128("f16_f16_nn_128x128x32_w64x32_s4", Elem::F16, Elem::F16, Math::MmaF16F32, false, false),
+    mma16_128x128("f16_f16_nt_128x128x32_w64x32_s4", Elem::F16, Elem::F16, Math::MmaF16F32, false, true),
+    mma16_128x128("f16_f16_tn_128x128x32_w64x32_s4", Elem::F16, Elem::F16, Math::MmaF16F32, true, false),
+    mma16_128x128("f16_f16_tt_128x128x32_w64x32_s4", Elem::F16, Elem::F16, Math::MmaF16F32, true, true),
+    mma16_128x128("bf16_f32_nn_128x128x32_w64x32_s4", Elem::Bf16, Elem::F32, Math::MmaBf16F32, false, false),
+    mma16_128x128("bf16_f32_nt_128x128x32_w64x32_s4", Elem::Bf16, Elem::F32, Math::MmaBf16F32, false, true),
+    mma16_128x128("bf16_f32_tn_128x128x32_w64x32_s4", Elem::Bf16, Elem::F32, Math::MmaBf16F32, true, false),
+    mma16_128x128("bf16_f32_tt_128x128x32_w64x32_s4", Elem::Bf16, Elem::F32, Math::MmaBf16F32, true, true),
+    mma16_128x128("bf16_bf16_nn_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, false, false),
+    mma16_128x128("bf16_bf16_nt_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, false, true),
+    mma16_128x128("bf16_bf16_tn_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, true, false),
+    mma16_128x128("bf16_bf16_tt_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, true, true),
 ];
 
 /// Looks a kernel up by its name.

@@ -3,7 +3,11 @@
 
 use crate::arch::index::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x};
 #[cfg(not(target_feature = "sm_90a"))]
-use crate::gemm::{sgemm::sgemm, tf32_seed::tf32_seed};
+use crate::gemm::{
+    mma16::{mma16, Bf16, F16},
+    sgemm::sgemm,
+    tf32_seed::tf32_seed,
+};
 use crate::params::GemmParams;
 
 /// Declares an `extern "ptx-kernel"` entry that forwards to a threadblock body.
@@ -40,4 +44,36 @@ mod sm80 {
         tf32_tn_128x128x16_w32x64_s2_seed => tf32_seed::<true, false>);
     entry!(/// TF32 seed kernel, A and B transposed.
         tf32_tt_128x128x16_w32x64_s2_seed => tf32_seed::<true, true>);
+    entry!(/// F16 inputs, F32 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f32_nn_128x128x32_w64x32_s4 => mma16::<F16, true, false, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F32 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f32_nt_128x128x32_w64x32_s4 => mma16::<F16, true, false, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F32 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f32_tn_128x128x32_w64x32_s4 => mma16::<F16, true, true, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F32 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f32_tt_128x128x32_w64x32_s4 => mma16::<F16, true, true, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f16_nn_128x128x32_w64x32_s4 => mma16::<F16, false, false, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f16_nt_128x128x32_w64x32_s4 => mma16::<F16, false, false, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f16_tn_128x128x32_w64x32_s4 => mma16::<F16, false, true, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
+        f16_f16_tt_128x128x32_w64x32_s4 => mma16::<F16, false, true, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, F32 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_f32_nn_128x128x32_w64x32_s4 => mma16::<Bf16, true, false, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, F32 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_f32_nt_128x128x32_w64x32_s4 => mma16::<Bf16, true, false, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, F32 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_f32_tn_128x128x32_w64x32_s4 => mma16::<Bf16, true, true, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, F32 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_f32_tt_128x128x32_w64x32_s4 => mma16::<Bf16, true, true, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, BF16 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_bf16_nn_128x128x32_w64x32_s4 => mma16::<Bf16, false, false, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, BF16 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_bf16_nt_128x128x32_w64x32_s4 => mma16::<Bf16, false, false, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, BF16 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_bf16_tn_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// BF16 inputs, BF16 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
+        bf16_bf16_tt_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, true, 128, 128, 2, 4, 4, 4, 4>);
 }

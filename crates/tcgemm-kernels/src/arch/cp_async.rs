@@ -78,3 +78,21 @@ pub unsafe fn wait_group<const N: u32>() {
 pub unsafe fn wait_all() {
     asm!("cp.async.wait_all;", options(nostack));
 }
+
+/// `cp.async.wait_group n;` for an `n` known after inlining (PTX needs an immediate): `n` in 0..=7.
+///
+/// # Safety
+/// As [`wait_group`].
+#[inline(always)]
+pub unsafe fn wait_group_n(n: u32) {
+    match n {
+        0 => wait_group::<0>(),
+        1 => wait_group::<1>(),
+        2 => wait_group::<2>(),
+        3 => wait_group::<3>(),
+        4 => wait_group::<4>(),
+        5 => wait_group::<5>(),
+        6 => wait_group::<6>(),
+        _ => wait_group::<7>(),
+    }
+}

@@ -90,3 +90,12 @@ pub unsafe fn st_shared_v4_u32(addr: u32, v: [u32; 4]) {
         in(reg32) addr, in(reg32) v[0], in(reg32) v[1], in(reg32) v[2], in(reg32) v[3],
         options(nostack));
 }
+
+/// `st.shared.u16`.
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not a 2-byte-aligned address inside shared memory.
+#[inline(always)]
+pub unsafe fn st_shared_u16(addr: u32, v: u16) {
+    asm!("st.shared.u16 [{0}], {1};", in(reg32) addr, in(reg16) v, options(nostack));
+}

@@ -174,7 +174,7 @@ pub unsafe fn sgemm<const TRANS_A: bool, const TRANS_B: bool>(
 
     let mut z = z_first;
     while z < p.batch {
-        let (ga, gb, gc) = batch_bases(p, z, 4);
+        let (ga, gb, gc) = batch_bases(p, z, 4, 4);
         let la = OperandLoader::new(ga, p.lda, !TRANS_A, tile.m0, p.m, tid, p.flags & flags::VEC_A != 0);
         let lb = OperandLoader::new(gb, p.ldb, TRANS_B, tile.n0, p.n, tid, p.flags & flags::VEC_B != 0);
 

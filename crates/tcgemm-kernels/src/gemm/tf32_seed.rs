@@ -93,7 +93,7 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
 
     let mut z = z_first;
     while z < p.batch {
-        let (ga, gb, gc) = batch_bases(p, z, 4);
+        let (ga, gb, gc) = batch_bases(p, z, 4, 4);
         let ca = TileCopy32 { base: ga, ld: p.lda, k_contig: a_kc, r0: tile.m0, rows: p.m, k: p.k, vec: p.flags & flags::VEC_A != 0 };
         let cb = TileCopy32 { base: gb, ld: p.ldb, k_contig: b_kc, r0: tile.n0, rows: p.n, k: p.k, vec: p.flags & flags::VEC_B != 0 };
         let mut acc = [[[0.0f32; 4]; 8]; 2];

@@ -1,0 +1,277 @@
+//! FP16/BF16 tensor-core threadblock for sm_80: `mma.sync.aligned.m16n8k16` with f32 accumulators,
+//! a `STAGES`-deep `cp.async` pipeline, and `ldmatrix` fragment loads (`.trans` for operands stored
+//! r-contiguous). Generic over the block tile (`BM×BN×32`), the warp grid and the stage count.
+//!
+//! Warps form a `WARPS_M × WARPS_N` grid; a warp owns `WM×WN = (BM/WARPS_M)×(BN/WARPS_N)` of C as
+//! `MI×NI = (WM/16)×(WN/8)` m16n8 accumulator tiles. Per 16-deep k step a warp loads MI A fragments
+//! (`ldmatrix.x4` each) and NI B fragments (`ldmatrix.x4` per pair of n8 tiles) and issues MI·NI MMAs.
+//!
+//! Pipeline (prefetch distance `STAGES−1`): wait until k-tile `t` has landed and every warp has left
+//! stage `(t−1) % STAGES` (one `bar.sync`), issue the copies of tile `t+STAGES−1` into that freed stage,
+//! then multiply stage `t % STAGES`.
+
+use super::tile_io16::{offset16, TileCopy16};
+use super::{batch_bases, raster::tile_of_block};
+use crate::arch::convert::{bf16_to_f32, f16_to_f32, f32x2_to_bf16x2_rn, f32x2_to_f16x2_rn, fma_rn_f32};
+use crate::arch::cp_async::{commit_group, wait_all, wait_group_n};
+use crate::arch::global::{ld_global_f32, ld_global_u16, st_global_f32, st_global_u16, st_global_u32, st_global_v2_f32};
+use crate::arch::ldmatrix::{shared_to_reg_x4, shared_to_reg_x4_trans};
+use crate::arch::mma::{mma_m16n8k16_row_col_f32_bf16_bf16_f32, mma_m16n8k16_row_col_f32_f16_f16_f32};
+use crate::arch::smem::base;
+use crate::arch::sync::sync_threads;
+use crate::params::{flags, GemmParams};
+
+/// Depth of a k-tile.
+pub const BK: u32 = 32;
+/// Row padding, elements (16 bytes).
+pub const PAD: u32 = 8;
+
+/// Bytes of one operand tile with `R` rows (the larger of the two layouts).
+pub const fn tile_bytes(r: u32) -> u32 {
+    let kc = r * (BK + PAD) * 2;
+    let rc = BK * (r + PAD) * 2;
+    if kc > rc {
+        kc
+    } else {
+        rc
+    }
+}
+
+/// Dynamic shared memory of a `BM×BN` configuration with `stages` stages.
+pub const fn smem_bytes(bm: u32, bn: u32, stages: u32) -> u32 {
+    stages * (tile_bytes(bm) + tile_bytes(bn))
+}
+
+/// The 16-bit input type: selects the MMA instruction and conversions.
+pub trait Input16 {
+    /// `d += a·b` (m16n8k16, f32 accumulate).
+    ///
+    /// # Safety
+    /// Warp-convergent.
+    unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]);
+    /// Packs two f32 (round to nearest even), `lo` in the low half.
+    fn pack(lo: f32, hi: f32) -> u32;
+    /// Widens one element.
+    fn widen(h: u16) -> f32;
+}
+
+/// IEEE binary16 inputs.
+pub struct F16;
+/// bfloat16 inputs.
+pub struct Bf16;
+
+impl Input16 for F16 {
+    #[inline(always)]
+    unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+        mma_m16n8k16_row_col_f32_f16_f16_f32(d, a, b)
+    }
+    #[inline(always)]
+    fn pack(lo: f32, hi: f32) -> u32 {
+        f32x2_to_f16x2_rn(lo, hi)
+    }
+    #[inline(always)]
+    fn widen(h: u16) -> f32 {
+        f16_to_f32(h)
+    }
+}
+
+impl Input16 for Bf16 {
+    #[inline(always)]
+    unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+        mma_m16n8k16_row_col_f32_bf16_bf16_f32(d, a, b)
+    }
+    #[inline(always)]
+    fn pack(lo: f32, hi: f32) -> u32 {
+        f32x2_to_bf16x2_rn(lo, hi)
+    }
+    #[inline(always)]
+    fn widen(h: u16) -> f32 {
+        bf16_to_f32(h)
+    }
+}
+
+/// Runs the block's tiles for batch items `z_first, z_first + z_step, …`.
+///
+/// `OUT_F32`: C is f32; otherwise C has the input type (rounded once, at the end).
+///
+/// # Safety
+/// Launched with `WARPS_M·WARPS_N·32` threads, `smem_bytes(BM, BN, STAGES)` of dynamic shared memory,
+/// the host-derived grid and validated parameters.
+#[inline(always)]
+pub unsafe fn mma16<
+    T: Input16,
+    const OUT_F32: bool,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const BM: u32,
+    const BN: u32,
+    const WARPS_M: u32,
+    const WARPS_N: u32,
+    const STAGES: u32,
+    const MI: usize,
+    const NI: usize,
+>(
+    p: &GemmParams,
+    tid: u32,
+    bid: u32,
+    z_first: u32,
+    z_step: u32,
+) {
+    const { assert!(NI % 2 == 0) };
+    let threads: u32 = WARPS_M * WARPS_N * 32;
+    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    if bid >= tiles_m * tiles_n {
+        return;
+    }
+    let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
+    let smem = base();
+    let a_bytes = tile_bytes(BM);
+    let stage_bytes = a_bytes + tile_bytes(BN);
+    let warp = tid / 32;
+    let lane = tid % 32;
+    let wm0 = (warp / WARPS_N) * (MI as u32 * 16);
+    let wn0 = (warp % WARPS_N) * (NI as u32 * 8);
+    let a_kc = !TRANS_A;
+    let b_kc = TRANS_B;
+    let ktiles = p.k.div_ceil(BK);
+    // ldmatrix lane roles: matrix i = lane/8, row r = lane%8
+    let li = lane / 8;
+    let lr = lane % 8;
+
+    let mut z = z_first;
+    while z < p.batch {
+        let (ga, gb, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
+        let ca = TileCopy16 { base: ga, ld: p.lda, k_contig: a_kc, r0: tile.m0, rows: p.m, k: p.k, vec: p.flags & flags::VEC_A != 0 };
+        let cb = TileCopy16 { base: gb, ld: p.ldb, k_contig: b_kc, r0: tile.n0, rows: p.n, k: p.k, vec: p.flags & flags::VEC_B != 0 };
+        let mut acc = [[[0.0f32; 4]; NI]; MI];
+
+        // prologue: STAGES-1 tiles in flight
+        let mut s = 0;
+        while s < STAGES - 1 {
+            if s < ktiles {
+                let st = smem + s * stage_bytes;
+                ca.issue::<BM, BK, PAD>(st, s * BK, tid, threads);
+                cb.issue::<BN, BK, PAD>(st + a_bytes, s * BK, tid, threads);
+            }
+            commit_group();
+            s += 1;
+        }
+        let mut kt = 0;
+        while kt < ktiles {
+            wait_group_n(STAGES - 2);
+            sync_threads();
+            let nt = kt + STAGES - 1;
+            if nt < ktiles {
+                let st = smem + (nt % STAGES) * stage_bytes;
+                ca.issue::<BM, BK, PAD>(st, nt * BK, tid, threads);
+                cb.issue::<BN, BK, PAD>(st + a_bytes, nt * BK, tid, threads);
+            }
+            commit_group();
+            let ta = smem + (kt % STAGES) * stage_bytes;
+            let tb = ta + a_bytes;
+            let mut kk = 0;
+            while kk < BK {
+                let mut af = [[0u32; 4]; MI];
+                for (i, f) in af.iter_mut().enumerate() {
+                    let m = wm0 + i as u32 * 16;
+                    *f = if a_kc {
+                        // M0: rows 0-7 k 0-7, M1: rows 8-15 k 0-7, M2: rows 0-7 k 8-15, M3: rows 8-15 k 8-15
+                        shared_to_reg_x4(ta + offset16::<BM, BK, PAD>(true, m + lr + (li % 2) * 8, kk + (li / 2) * 8))
+                    } else {
+                        shared_to_reg_x4_trans(ta + offset16::<BM, BK, PAD>(false, m + (li % 2) * 8, kk + lr + (li / 2) * 8))
+                    };
+                }
+                let mut bf = [[0u32; 2]; NI];
+                let mut j = 0;
+                while j < NI {
+                    let n = wn0 + j as u32 * 8;
+                    // regs: b0,b1 of n-tile j, then b0,b1 of n-tile j+1
+                    let r = if b_kc {
+                        shared_to_reg_x4(tb + offset16::<BN, BK, PAD>(true, n + lr + (li / 2) * 8, kk + (li % 2) * 8))
+                    } else {
+                        shared_to_reg_x4_trans(tb + offset16::<BN, BK, PAD>(false, n + (li / 2) * 8, kk + lr + (li % 2) * 8))
+                    };
+                    bf[j] = [r[0], r[1]];
+                    bf[j + 1] = [r[2], r[3]];
+                    j += 2;
+                }
+                for i in 0..MI {
+                    for j in 0..NI {
+                        T::mma(&mut acc[i][j], af[i], bf[j]);
+                    }
+                }
+                kk += 16;
+            }
+            kt += 1;
+        }
+        wait_all();
+        // all warps must leave the last stage before the next batch item's prologue overwrites it
+        sync_threads();
+        epilogue::<T, OUT_F32, MI, NI>(p, &acc, gc, tile.m0 + wm0 + lane / 4, tile.n0 + wn0 + 2 * (lane % 4));
+        z += z_step;
+    }
+}
+
+/// `C = alpha·acc + beta·C` from `MI×NI` m16n8 tiles: tile `(i, j)` element `c[2h + e]` is at row
+/// `row0 + 16i + 8h`, column `col0 + 8j + e`. Column pairs are written together when `VEC_C`
+/// (8 bytes for f32, 4 for 16-bit); C is not read when `BETA_ZERO`.
+#[inline(always)]
+unsafe fn epilogue<T: Input16, const OUT_F32: bool, const MI: usize, const NI: usize>(
+    p: &GemmParams,
+    acc: &[[[f32; 4]; NI]; MI],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+) {
+    let beta_zero = p.flags & flags::BETA_ZERO != 0;
+    let vec = p.flags & flags::VEC_C != 0;
+    let es: u64 = if OUT_F32 { 4 } else { 2 };
+    for (i, acc_i) in acc.iter().enumerate() {
+        for h in 0..2u32 {
+            let row = row0 + i as u32 * 16 + h * 8;
+            if row >= p.m {
+                continue;
+            }
+            let row_addr = gc.wrapping_add(row as u64 * p.ldc * es);
+            for (j, t) in acc_i.iter().enumerate() {
+                let col = col0 + j as u32 * 8;
+                if col >= p.n {
+                    continue;
+                }
+                let addr = row_addr.wrapping_add(col as u64 * es);
+                let two = col + 2 <= p.n;
+                let mut y0 = p.alpha * t[(2 * h) as usize];
+                let mut y1 = p.alpha * t[(2 * h + 1) as usize];
+                if !beta_zero {
+                    let c0 = if OUT_F32 { ld_global_f32(addr) } else { T::widen(ld_global_u16(addr)) };
+                    y0 = fma_rn_f32(p.beta, c0, y0);
+                    if two {
+                        let at = addr + es;
+                        let c1 = if OUT_F32 { ld_global_f32(at) } else { T::widen(ld_global_u16(at)) };
+                        y1 = fma_rn_f32(p.beta, c1, y1);
+                    }
+                }
+                if OUT_F32 {
+                    if vec && two {
+                        st_global_v2_f32(addr, [y0, y1]);
+                    } else {
+                        st_global_f32(addr, y0);
+                        if two {
+                            st_global_f32(addr + 4, y1);
+                        }
+                    }
+                } else {
+                    let packed = T::pack(y0, y1);
+                    if vec && two {
+                        st_global_u32(addr, packed);
+                    } else {
+                        st_global_u16(addr, packed as u16);
+                        if two {
+                            st_global_u16(addr + 2, (packed >> 16) as u16);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
