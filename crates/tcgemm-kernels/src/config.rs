@@ -200,9 +200,7 @@ const fn mma16_128x128(
         warp: GemmShape::new(64, 32, 16),
         stages: 4,
         threads: 256,
-        // f32 output: ptxas allocates ~236 registers (the 16-bit-output twin of the same mainloop
-        // ~157) and spills ~220 B under the 128 cap of 2 blocks/SM, so those run 1 block/SM.
-        min_blocks_per_sm: if matches!(output, Elem::F32) { 1 } else { 2 },
+        min_blocks_per_sm: 2,
         smem_bytes: mma16_smem(128, 128, 4),
         rank: 10,
     }
