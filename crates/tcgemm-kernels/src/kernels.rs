@@ -1,7 +1,7 @@
 //! Kernel entry points: the only code that reads `%tid`/`%ctaid`. Each name is listed in
 //! `config::KERNELS` with its launch shape; the host launches it with one `GemmParams` by value.
 
-use crate::arch::index::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x};
+use crate::arch::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x};
 #[cfg(not(target_feature = "sm_90a"))]
 use crate::gemm::{
     mma16::{mma16, Bf16, F16},
@@ -20,7 +20,9 @@ macro_rules! entry {
         /// validated parameters.
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: GemmParams) {
-            $body(&p, thread_idx_x(), block_idx_x(), block_idx_y(), grid_dim_y());
+            // batch item: grid y, then z for batches beyond the 65535 limit of y
+            let z = block_idx_y() + block_idx_z() * grid_dim_y();
+            $body(&p, thread_idx_x(), block_idx_x(), z);
         }
     };
 }

@@ -23,6 +23,13 @@ pub fn block_idx_y() -> u32 {
     unsafe { nvptx::_block_idx_y() as u32 }
 }
 
+/// `%ctaid.z`.
+#[inline(always)]
+pub fn block_idx_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_z() as u32 }
+}
+
 /// `%nctaid.x`.
 #[inline(always)]
 pub fn grid_dim_x() -> u32 {

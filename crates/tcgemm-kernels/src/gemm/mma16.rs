@@ -90,7 +90,7 @@ impl Input16 for Bf16 {
     }
 }
 
-/// Runs the block's tiles for batch items `z_first, z_first + z_step, …`.
+/// Computes the block's output tile of batch item `z`.
 ///
 /// `OUT_F32`: C is f32; otherwise C has the input type (rounded once, at the end).
 ///
@@ -114,13 +114,12 @@ pub unsafe fn mma16<
     p: &GemmParams,
     tid: u32,
     bid: u32,
-    z_first: u32,
-    z_step: u32,
+    z: u32,
 ) {
     const { assert!(NI % 2 == 0) };
     let threads: u32 = WARPS_M * WARPS_N * 32;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
-    if bid >= tiles_m * tiles_n {
+    if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
     }
     let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
@@ -138,8 +137,7 @@ pub unsafe fn mma16<
     let li = lane / 8;
     let lr = lane % 8;
 
-    let mut z = z_first;
-    while z < p.batch {
+    {
         let (ga, gb, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
         let ca = TileCopy16 { base: ga, ld: p.lda, k_contig: a_kc, r0: tile.m0, rows: p.m, k: p.k, vec: p.flags & flags::VEC_A != 0 };
         let cb = TileCopy16 { base: gb, ld: p.ldb, k_contig: b_kc, r0: tile.n0, rows: p.n, k: p.k, vec: p.flags & flags::VEC_B != 0 };
@@ -208,7 +206,6 @@ pub unsafe fn mma16<
         // all warps must leave the last stage before the next batch item's prologue overwrites it
         sync_threads();
         epilogue::<T, OUT_F32, MI, NI>(p, &acc, gc, tile.m0 + wm0 + lane / 4, tile.n0 + wn0 + 2 * (lane % 4));
-        z += z_step;
     }
 }
 

@@ -52,7 +52,7 @@ struct OperandLoader {
     /// k offset of this thread's elements within the k-tile.
     k_off: u32,
     /// k-contiguous: this thread's row exists. M/N-contiguous: elements left in the row from here.
-    rows_left: i64,
+    rows_left: i32,
     /// 16-byte loads allowed.
     vec: bool,
     /// Byte offset of this thread's first element within a shared operand tile.
@@ -74,7 +74,7 @@ impl OperandLoader {
                 step: BK as u64 * 4,
                 k_contig,
                 k_off,
-                rows_left: (row < rows) as i64,
+                rows_left: (row < rows) as i32,
                 vec,
                 smem_off: (k_off * SROW + r) * 4,
             }
@@ -88,46 +88,43 @@ impl OperandLoader {
                 step: BK as u64 * ld * 4,
                 k_contig,
                 k_off,
-                rows_left: rows as i64 - row as i64,
+                rows_left: rows as i32 - row as i32,
                 vec,
                 smem_off: (k_off * SROW + r) * 4,
             }
         }
     }
 
-    /// Loads this thread's 4 elements of k-tile `kt` (zeros outside the matrix).
+    /// Loads this thread's 4 elements of k-tile `kt` (zeros outside the matrix), then advances to
+    /// k-tile `kt + 1` (tiles are loaded in order).
     ///
     /// # Safety
     /// The operand's extents (validated by the host) must cover every in-bounds element.
     #[inline(always)]
-    unsafe fn load(&self, kt: u32, k: u32) -> [f32; 4] {
-        let addr = self.addr.wrapping_add(kt as u64 * self.step);
+    unsafe fn load(&mut self, kt: u32, k: u32) -> [f32; 4] {
+        let addr = self.addr;
+        self.addr = self.addr.wrapping_add(self.step);
         let kbase = kt * BK + self.k_off;
-        let mut v = [0.0f32; 4];
         if self.k_contig {
-            if self.rows_left > 0 {
-                if self.vec && kbase + 4 <= k {
-                    v = ld_global_nc_v4_f32(addr);
-                } else {
-                    for (q, x) in v.iter_mut().enumerate() {
-                        if kbase + (q as u32) < k {
-                            *x = ld_global_nc_f32(addr + 4 * q as u64);
-                        }
-                    }
-                }
+            if self.rows_left <= 0 {
+                return [0.0; 4];
             }
-        } else if kbase < k {
+            if self.vec && kbase + 4 <= k {
+                return ld_global_nc_v4_f32(addr);
+            }
+            // elements left along k from kbase (k ≥ 1; kbase may be past it)
+            let left = if kbase < k { k - kbase } else { 0 };
+            load4_pred(addr, left)
+        } else {
+            if kbase >= k {
+                return [0.0; 4];
+            }
             if self.vec && self.rows_left >= 4 {
-                v = ld_global_nc_v4_f32(addr);
-            } else {
-                for (q, x) in v.iter_mut().enumerate() {
-                    if (q as i64) < self.rows_left {
-                        *x = ld_global_nc_f32(addr + 4 * q as u64);
-                    }
-                }
+                return ld_global_nc_v4_f32(addr);
             }
+            let left = if self.rows_left > 0 { self.rows_left as u32 } else { 0 };
+            load4_pred(addr, left)
         }
-        v
     }
 
     /// Stores the 4 loaded elements into the shared operand tile at `tile`.
@@ -147,7 +144,17 @@ impl OperandLoader {
     }
 }
 
-/// Runs the block's tiles for batch items `z_first, z_first + z_step, …`.
+/// Loads the first `min(left, 4)` of 4 consecutive f32 at `addr` with scalar loads; zeros the rest.
+///
+/// # Safety
+/// The first `min(left, 4)` elements must be readable.
+#[inline(always)]
+unsafe fn load4_pred(addr: u64, left: u32) -> [f32; 4] {
+    let at = |q: u32| if q < left { ld_global_nc_f32(addr + 4 * q as u64) } else { 0.0 };
+    [at(0), at(1), at(2), at(3)]
+}
+
+/// Computes the block's output tile of batch item `z`.
 ///
 /// # Safety
 /// Must be launched with 256 threads, `SMEM_BYTES` of dynamic shared memory, the grid the host
@@ -157,11 +164,10 @@ pub unsafe fn sgemm<const TRANS_A: bool, const TRANS_B: bool>(
     p: &GemmParams,
     tid: u32,
     bid: u32,
-    z_first: u32,
-    z_step: u32,
+    z: u32,
 ) {
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
-    if bid >= tiles_m * tiles_n {
+    if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
     }
     let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
@@ -172,16 +178,17 @@ pub unsafe fn sgemm<const TRANS_A: bool, const TRANS_B: bool>(
     let b_col0 = (warp % 2) * 64 + (lane % 8) * 4;
     let ktiles = p.k.div_ceil(BK);
 
-    let mut z = z_first;
-    while z < p.batch {
+    {
         let (ga, gb, gc) = batch_bases(p, z, 4, 4);
-        let la = OperandLoader::new(ga, p.lda, !TRANS_A, tile.m0, p.m, tid, p.flags & flags::VEC_A != 0);
-        let lb = OperandLoader::new(gb, p.ldb, TRANS_B, tile.n0, p.n, tid, p.flags & flags::VEC_B != 0);
+        let mut la = OperandLoader::new(ga, p.lda, !TRANS_A, tile.m0, p.m, tid, p.flags & flags::VEC_A != 0);
+        let mut lb = OperandLoader::new(gb, p.ldb, TRANS_B, tile.n0, p.n, tid, p.flags & flags::VEC_B != 0);
 
         let mut acc = [[0.0f32; 8]; 8];
         if ktiles > 0 {
-            la.store(smem, la.load(0, p.k));
-            lb.store(smem + TILE_BYTES, lb.load(0, p.k));
+            let va = la.load(0, p.k);
+            let vb = lb.load(0, p.k);
+            la.store(smem, va);
+            lb.store(smem + TILE_BYTES, vb);
             sync_threads();
             let mut kt = 0;
             while kt < ktiles {
@@ -203,7 +210,6 @@ pub unsafe fn sgemm<const TRANS_A: bool, const TRANS_B: bool>(
             }
         }
         epilogue(p, &acc, gc, tile.m0 + a_row0, tile.n0 + b_col0);
-        z += z_step;
     }
 }
 

@@ -62,7 +62,7 @@ unsafe fn frag(tile: u32, k_contig: bool, r: u32, k: u32) -> u32 {
     f32_to_tf32_rna(ld_shared_f32(tile + at(k_contig, r, k)))
 }
 
-/// Runs the block's tiles for batch items `z_first, z_first + z_step, …`.
+/// Computes the block's output tile of batch item `z`.
 ///
 /// # Safety
 /// Launched with 256 threads, `SMEM_BYTES` of dynamic shared memory, the host-derived grid, and
@@ -72,11 +72,10 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
     p: &GemmParams,
     tid: u32,
     bid: u32,
-    z_first: u32,
-    z_step: u32,
+    z: u32,
 ) {
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
-    if bid >= tiles_m * tiles_n {
+    if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
     }
     let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
@@ -91,8 +90,7 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
     let b_kc = TRANS_B;
     let ktiles = p.k.div_ceil(BK);
 
-    let mut z = z_first;
-    while z < p.batch {
+    {
         let (ga, gb, gc) = batch_bases(p, z, 4, 4);
         let ca = TileCopy32 { base: ga, ld: p.lda, k_contig: a_kc, r0: tile.m0, rows: p.m, k: p.k, vec: p.flags & flags::VEC_A != 0 };
         let cb = TileCopy32 { base: gb, ld: p.ldb, k_contig: b_kc, r0: tile.n0, rows: p.n, k: p.k, vec: p.flags & flags::VEC_B != 0 };
@@ -143,7 +141,6 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
             }
         }
         epilogue_m16n8(p, &acc, gc, tile.m0 + wm0 + g, tile.n0 + wn0 + 2 * q);
-        z += z_step;
     }
 }
 
