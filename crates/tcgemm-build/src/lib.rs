@@ -1,1 +1,729 @@
-//! Builds tcgemm-kernels to PTX.
+//! Builds `tcgemm-kernels` to PTX with rustc's NVPTX backend and the toolchain's `llvm-tools`, and reads
+//! `ptxas` resource reports. Used by tcgemm's `build.rs` and by `cargo xtask`.
+//!
+//! Per [`Target`] (one PTX module each), [`build_ptx`]:
+//! 1. runs `cargo build` of the kernels crate for `nvptx64-nvidia-cuda` with `-Zbuild-std=core`,
+//!    `-C target-cpu=<cpu>`, `panic = "abort"`, `codegen-units = 1`, `opt-level = 3` (a `ptx` profile
+//!    given with `--config`, so the workspace's own profiles are untouched), in its own target directory
+//!    and with the outer cargo's environment (RUSTFLAGS, CARGO_TARGET_DIR, ...) cleared;
+//! 2. links the crate's bitcode with the needed parts of `core`/`compiler_builtins` (`llvm-link`),
+//!    keeps only that target's kernels from [`KERNELS`] visible (`opt` internalize + globaldce + O3) and
+//!    emits PTX (`llc -mcpu=<cpu>`);
+//! 3. writes `.maxntid`/`.minnctapersm` from the table after each entry, numbers rustc's mangling
+//!    hashes (so the output does not depend on paths), and checks that every listed kernel is there.
+//!
+//! The library itself builds on stable Rust: only the PTX build needs the pinned nightly.
+
+#![deny(missing_docs)]
+
+pub mod json;
+mod postprocess;
+pub mod ptxas;
+mod toolchain;
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+
+pub use postprocess::{add_launch_bounds, entry_names, normalize_symbols};
+pub use ptxas::{find_ptxas, format_report, ptxas_report, KernelReport, PtxasError};
+pub use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
+pub use toolchain::{parse_channel, pinned_channel, RustcVersion};
+
+/// The rustc target of the device code.
+pub const NVPTX_TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// Settings of one [`build_ptx`] run.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// `Cargo.toml` of the kernels crate.
+    pub kernels_manifest: PathBuf,
+    /// Target directory of the inner cargo (one subdirectory per target CPU), e.g. `<workspace>/target/ptx`.
+    pub target_dir: PathBuf,
+    /// Where the finished modules are written, as [`Target::ptx_file`].
+    pub out_dir: PathBuf,
+    /// Modules to build.
+    pub targets: Vec<Target>,
+    /// The kernel table (normally [`KERNELS`]).
+    pub kernels: Vec<KernelSpec>,
+    /// `cargo` to run (default: `$CARGO`, else `cargo`).
+    pub cargo: PathBuf,
+    /// `rustc` the inner cargo uses (default: `$RUSTC`, else `rustc`).
+    pub rustc: PathBuf,
+    /// The pinned toolchain channel, for error messages (from `rust-toolchain.toml`).
+    pub channel: Option<String>,
+    /// Capture the inner cargo's output (reported on failure) instead of showing it.
+    pub quiet: bool,
+}
+
+impl BuildOptions {
+    /// Options for the tcgemm workspace at `workspace_root`: the kernels crate at
+    /// `crates/tcgemm-kernels`, inner target directory `<workspace_root>/target/ptx`, every target,
+    /// [`KERNELS`], the channel of `rust-toolchain.toml`.
+    pub fn for_workspace(workspace_root: &Path, out_dir: &Path) -> BuildOptions {
+        let env_path = |var: &str, default: &str| {
+            std::env::var_os(var)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(default))
+        };
+        BuildOptions {
+            kernels_manifest: workspace_root.join("crates/tcgemm-kernels/Cargo.toml"),
+            target_dir: workspace_root.join("target").join("ptx"),
+            out_dir: out_dir.to_path_buf(),
+            targets: Target::ALL.to_vec(),
+            kernels: KERNELS.to_vec(),
+            cargo: env_path("CARGO", "cargo"),
+            rustc: env_path("RUSTC", "rustc"),
+            channel: pinned_channel(workspace_root),
+            quiet: false,
+        }
+    }
+
+    /// The command that installs what the PTX build needs.
+    pub fn install_hint(&self) -> String {
+        let channel = self
+            .channel
+            .clone()
+            .unwrap_or_else(|| "nightly".to_string());
+        format!("rustup component add rust-src llvm-tools --toolchain {channel}")
+    }
+}
+
+/// Why a PTX build failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The compiler is not a nightly (`-Zbuild-std` needs one).
+    NotNightly {
+        /// `rustc -vV`'s first line, or why it could not be read.
+        rustc: String,
+        /// What to run.
+        hint: String,
+    },
+    /// A toolchain component is not installed.
+    MissingComponent {
+        /// `rust-src` or `llvm-tools`.
+        component: &'static str,
+        /// The file that was looked for.
+        looked_for: PathBuf,
+        /// What to run.
+        hint: String,
+    },
+    /// A program could not be started.
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// A program failed.
+    Failed {
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: ExitStatus,
+        /// Its captured output (empty when it was shown directly).
+        output: String,
+    },
+    /// Reading or writing a file failed.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// Cargo's messages did not name an expected build output.
+    MissingArtifact(String),
+    /// The source defines kernels the table does not list.
+    UnlistedKernels(Vec<String>),
+    /// A kernel listed for the target is not in the built module.
+    MissingKernel {
+        /// The module.
+        target: Target,
+        /// The kernel.
+        name: String,
+    },
+    /// The module calls functions nothing defines.
+    Unresolved {
+        /// The module.
+        target: Target,
+        /// The functions.
+        symbols: Vec<String>,
+    },
+    /// Post-processing found something it cannot handle.
+    Ptx {
+        /// The module.
+        target: Target,
+        /// What.
+        message: String,
+    },
+}
+
+impl BuildError {
+    /// The toolchain cannot build PTX at all (not a nightly, or a component missing), as opposed to
+    /// a failure of the build itself.
+    pub fn is_toolchain_problem(&self) -> bool {
+        matches!(
+            self,
+            BuildError::NotNightly { .. } | BuildError::MissingComponent { .. }
+        )
+    }
+}
+
+/// The last `n` lines of `s`.
+fn tail(s: &str, n: usize) -> &str {
+    let mut idx = s.len();
+    for _ in 0..n {
+        match s[..idx].trim_end_matches('\n').rfind('\n') {
+            Some(p) => idx = p,
+            None => return s,
+        }
+    }
+    &s[idx + 1..]
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NotNightly { rustc, hint } => write!(
+                f,
+                "building PTX needs the pinned nightly toolchain (for -Zbuild-std), but the compiler is `{rustc}`; {hint}"
+            ),
+            BuildError::MissingComponent {
+                component,
+                looked_for,
+                hint,
+            } => write!(
+                f,
+                "the toolchain component `{component}` is not installed (no `{}`); run `{hint}`",
+                looked_for.display()
+            ),
+            BuildError::Spawn { program, error } => {
+                write!(f, "cannot run `{}`: {error}", program.display())
+            }
+            BuildError::Failed {
+                command,
+                status,
+                output,
+            } => {
+                write!(f, "`{command}` failed ({status})")?;
+                if !output.trim().is_empty() {
+                    write!(f, ":\n{}", tail(output, 60).trim_end())?;
+                }
+                Ok(())
+            }
+            BuildError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            BuildError::MissingArtifact(what) => {
+                write!(f, "cargo's build messages do not name {what}")
+            }
+            BuildError::UnlistedKernels(names) => write!(
+                f,
+                "the kernels crate defines kernels that tcgemm_kernels::config::KERNELS does not list \
+                 (add them to the table, or check they are #[no_mangle]): {}",
+                names.join(", ")
+            ),
+            BuildError::MissingKernel { target, name } => write!(
+                f,
+                "kernel `{name}` is listed in tcgemm_kernels::config::KERNELS for {} but the {} build does \
+                 not define it as an `extern \"ptx-kernel\"` #[no_mangle] function (is it behind the wrong cfg?)",
+                target.cpu(),
+                target.cpu()
+            ),
+            BuildError::Unresolved { target, symbols } => write!(
+                f,
+                "the {} module calls functions nothing defines: {}",
+                target.cpu(),
+                symbols.join(", ")
+            ),
+            BuildError::Ptx { target, message } => {
+                write!(f, "post-processing the {} module: {message}", target.cpu())
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Spawn { error, .. } | BuildError::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> BuildError + '_ {
+    move |error| BuildError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Runs `cmd`, returning its stdout; on failure the error carries its stderr (when captured).
+fn run(cmd: &mut Command, capture_stderr: bool) -> Result<String, BuildError> {
+    let program = PathBuf::from(cmd.get_program());
+    cmd.stdout(Stdio::piped());
+    cmd.stderr(if capture_stderr {
+        Stdio::piped()
+    } else {
+        Stdio::inherit()
+    });
+    let out = cmd.output().map_err(|error| BuildError::Spawn {
+        program: program.clone(),
+        error,
+    })?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(BuildError::Failed {
+            command: describe(cmd),
+            status: out.status,
+            output: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    Ok(stdout)
+}
+
+fn describe(cmd: &Command) -> String {
+    let mut s = Path::new(cmd.get_program())
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Removes the environment an outer cargo (a build script's, or `cargo run`'s) would leak into the
+/// inner one: flags, wrappers, target/profile settings, build-script variables, the jobserver.
+fn scrub_env(cmd: &mut Command) {
+    const KEEP_PREFIXES: [&str; 8] = [
+        "CARGO_HOME",
+        "CARGO_NET_",
+        "CARGO_HTTP_",
+        "CARGO_REGISTRIES_",
+        "CARGO_REGISTRY_",
+        "CARGO_TERM_",
+        "CARGO_BUILD_JOBS",
+        "CARGO_LOG",
+    ];
+    const DROP: [&str; 18] = [
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTC_LINKER",
+        "RUSTDOC",
+        "CLIPPY_ARGS",
+        "CLIPPY_CONF_DIR",
+        "MAKEFLAGS",
+        "MFLAGS",
+        "OUT_DIR",
+        "TARGET",
+        "HOST",
+        "NUM_JOBS",
+        "OPT_LEVEL",
+        "PROFILE",
+        "DEBUG",
+        "RUSTC",
+    ];
+    for (key, _) in std::env::vars_os() {
+        let k = key.to_string_lossy();
+        let drop = DROP.contains(&k.as_ref())
+            || k.starts_with("__CARGO")
+            || k.starts_with("DEP_")
+            || (k.starts_with("CARGO_") && !KEEP_PREFIXES.iter().any(|p| k.starts_with(p)));
+        if drop {
+            cmd.env_remove(&key);
+        }
+    }
+}
+
+struct Tools {
+    link: PathBuf,
+    opt: PathBuf,
+    llc: PathBuf,
+    ar: PathBuf,
+    dis: PathBuf,
+    nm: PathBuf,
+    version: RustcVersion,
+}
+
+/// Checks the compiler is a nightly with `rust-src` and `llvm-tools`, and locates the LLVM tools.
+fn check_toolchain(opts: &BuildOptions) -> Result<Tools, BuildError> {
+    let hint = opts.install_hint();
+    let version = RustcVersion::query(&opts.rustc).ok_or_else(|| BuildError::NotNightly {
+        rustc: format!("{} (`-vV` failed)", opts.rustc.display()),
+        hint: "install the pinned toolchain with `rustup toolchain install` in the repository"
+            .into(),
+    })?;
+    if !version.is_nightly() {
+        return Err(BuildError::NotNightly {
+            rustc: version.summary,
+            hint: match &opts.channel {
+                Some(c) => format!("use `cargo +{c}` or run cargo inside the repository (rust-toolchain.toml) after `rustup toolchain install`"),
+                None => "use a nightly toolchain".into(),
+            },
+        });
+    }
+    let mut sysroot_cmd = Command::new(&opts.rustc);
+    sysroot_cmd.args(["--print", "sysroot"]);
+    let sysroot = PathBuf::from(run(&mut sysroot_cmd, true)?.trim());
+    let core_src = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
+    if !core_src.is_file() {
+        return Err(BuildError::MissingComponent {
+            component: "rust-src",
+            looked_for: core_src,
+            hint,
+        });
+    }
+    let bin = sysroot.join("lib/rustlib").join(&version.host).join("bin");
+    let tool = |name: &str| -> Result<PathBuf, BuildError> {
+        let p = bin.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        if p.is_file() {
+            Ok(p)
+        } else {
+            Err(BuildError::MissingComponent {
+                component: "llvm-tools",
+                looked_for: p,
+                hint: hint.clone(),
+            })
+        }
+    };
+    Ok(Tools {
+        link: tool("llvm-link")?,
+        opt: tool("opt")?,
+        llc: tool("llc")?,
+        ar: tool("llvm-ar")?,
+        dis: tool("llvm-dis")?,
+        nm: tool("llvm-nm")?,
+        version,
+    })
+}
+
+/// An rlib the inner cargo built.
+struct Rlib {
+    crate_name: String,
+    path: PathBuf,
+    primary: bool,
+}
+
+/// Compiles the kernels crate (and `core`) for `target`; returns the rlibs, the kernels crate first.
+fn cargo_build(opts: &BuildOptions, target: Target) -> Result<Vec<Rlib>, BuildError> {
+    let manifest =
+        fs::canonicalize(&opts.kernels_manifest).map_err(io_err(&opts.kernels_manifest))?;
+    let dir = manifest.parent().unwrap_or(Path::new("."));
+    let mut cmd = Command::new(&opts.cargo);
+    cmd.current_dir(dir);
+    scrub_env(&mut cmd);
+    cmd.env("RUSTC", &opts.rustc);
+    // -Zlocation-detail=none: panic locations carry no file names (the module must not depend on paths).
+    cmd.env(
+        "CARGO_ENCODED_RUSTFLAGS",
+        [
+            format!("-Ctarget-cpu={}", target.cpu()),
+            "-Zlocation-detail=none".to_string(),
+        ]
+        .join("\x1f"),
+    );
+    cmd.arg("build")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .args(["--lib", "--target", NVPTX_TARGET, "-Zbuild-std=core"])
+        .args(["--profile", "ptx"]);
+    for setting in [
+        "profile.ptx.inherits=\"release\"",
+        "profile.ptx.opt-level=3",
+        "profile.ptx.codegen-units=1",
+        "profile.ptx.panic=\"abort\"",
+        "profile.ptx.lto=false",
+        "profile.ptx.debug=0",
+        "profile.ptx.debug-assertions=false",
+        "profile.ptx.overflow-checks=false",
+        "profile.ptx.incremental=false",
+        "profile.ptx.strip=\"none\"",
+    ] {
+        cmd.arg("--config").arg(setting);
+    }
+    cmd.arg("--target-dir")
+        .arg(opts.target_dir.join(target.cpu()))
+        .arg("--message-format=json-render-diagnostics");
+    if opts.quiet {
+        cmd.arg("--quiet");
+    }
+    let stdout = run(&mut cmd, opts.quiet)?;
+
+    let mut rlibs: Vec<Rlib> = Vec::new();
+    for line in stdout.lines().filter(|l| l.starts_with('{')) {
+        let Ok(msg) = json::parse(line) else { continue };
+        if msg.get("reason").and_then(json::Value::as_str) != Some("compiler-artifact") {
+            continue;
+        }
+        let crate_name = msg
+            .get("target")
+            .and_then(|t| t.get("name"))
+            .and_then(json::Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let primary = msg
+            .get("manifest_path")
+            .and_then(json::Value::as_str)
+            .and_then(|p| fs::canonicalize(p).ok())
+            .is_some_and(|p| p == manifest);
+        let Some(path) = msg
+            .get("filenames")
+            .map(json::Value::str_items)
+            .and_then(|f| {
+                f.into_iter()
+                    .find(|f| f.ends_with(".rlib"))
+                    .map(PathBuf::from)
+            })
+        else {
+            continue;
+        };
+        rlibs.push(Rlib {
+            crate_name,
+            path,
+            primary,
+        });
+    }
+    // The kernels crate first, then the libraries by crate name: a deterministic link order.
+    rlibs.sort_by(|a, b| (!a.primary, &a.crate_name).cmp(&(!b.primary, &b.crate_name)));
+    if !rlibs.first().is_some_and(|r| r.primary) {
+        return Err(BuildError::MissingArtifact(format!(
+            "the rlib of {}",
+            opts.kernels_manifest.display()
+        )));
+    }
+    if !rlibs.iter().any(|r| r.crate_name == "core") {
+        return Err(BuildError::MissingArtifact("the rlib of `core`".into()));
+    }
+    Ok(rlibs)
+}
+
+/// Extracts the bitcode members of `rlib` into `dir`; returns them sorted.
+fn extract(tools: &Tools, rlib: &Path, dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let mut x = Command::new(&tools.ar);
+    x.arg("x").arg(rlib).current_dir(dir);
+    run(&mut x, true)?;
+    let mut members: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(io_err(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "o"))
+        .collect();
+    members.sort();
+    Ok(members)
+}
+
+/// Functions `bc` references but does not define (LLVM intrinsics excluded).
+fn undefined(tools: &Tools, bc: &Path) -> Result<BTreeSet<String>, BuildError> {
+    let mut nm = Command::new(&tools.nm);
+    nm.arg("--undefined-only")
+        .arg("--format=just-symbols")
+        .arg(bc);
+    Ok(run(&mut nm, true)?
+        .lines()
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && !s.starts_with("llvm."))
+        .map(String::from)
+        .collect())
+}
+
+/// Builds one module and returns its final text.
+fn build_module(
+    opts: &BuildOptions,
+    tools: &Tools,
+    target: Target,
+    work: &Path,
+) -> Result<String, BuildError> {
+    let rlibs = cargo_build(opts, target)?;
+    let kernels: Vec<&KernelSpec> = opts.kernels.iter().filter(|k| k.target == target).collect();
+
+    // 1. The kernels crate's own bitcode.
+    let mut crate_members = Vec::new();
+    let mut lib_members = Vec::new();
+    for (i, rlib) in rlibs.iter().enumerate() {
+        let dir = work.join(format!("{i:02}-{}", rlib.crate_name));
+        let members = extract(tools, &rlib.path, &dir)?;
+        if rlib.primary {
+            crate_members.extend(members);
+        } else {
+            lib_members.extend(members);
+        }
+    }
+    let crate_bc = work.join("crate.bc");
+    let mut link = Command::new(&tools.link);
+    link.args(&crate_members).arg("-o").arg(&crate_bc);
+    run(&mut link, true)?;
+
+    // Every kernel the source defines must be in the table (for some target).
+    let mut dis = Command::new(&tools.dis);
+    dis.arg(&crate_bc).arg("-o").arg("-");
+    let ir = run(&mut dis, true)?;
+    let unlisted: Vec<String> = postprocess::ptx_kernels_in_ir(&ir)
+        .into_iter()
+        .filter(|name| !opts.kernels.iter().any(|k| k.name == name))
+        .collect();
+    if !unlisted.is_empty() {
+        return Err(BuildError::UnlistedKernels(unlisted));
+    }
+
+    // 2. Pull in what is needed from core/compiler_builtins, until nothing new resolves.
+    let mut linked = crate_bc;
+    let mut missing = undefined(tools, &linked)?;
+    for round in 0..4 {
+        if missing.is_empty() {
+            break;
+        }
+        let next = work.join(format!("linked{round}.bc"));
+        let mut link = Command::new(&tools.link);
+        link.arg(&linked)
+            .arg("--only-needed")
+            .args(&lib_members)
+            .arg("-o")
+            .arg(&next);
+        run(&mut link, true)?;
+        linked = next;
+        let now = undefined(tools, &linked)?;
+        if now == missing {
+            break;
+        }
+        missing = now;
+    }
+
+    // 3. Only this target's kernels stay visible; everything else is inlined or dropped.
+    let opt_bc = work.join("opt.bc");
+    let names: Vec<&str> = kernels.iter().map(|k| k.name).collect();
+    let mut opt = Command::new(&tools.opt);
+    opt.arg(&linked)
+        .arg(format!("--internalize-public-api-list={}", names.join(",")))
+        .arg("-passes=internalize,globaldce,default<O3>")
+        .arg("-o")
+        .arg(&opt_bc);
+    run(&mut opt, true)?;
+    let raw_ptx = work.join("module.ptx");
+    let mut llc = Command::new(&tools.llc);
+    llc.arg(format!("-mcpu={}", target.cpu()))
+        .arg("-O3")
+        .arg(&opt_bc)
+        .arg("-o")
+        .arg(&raw_ptx);
+    run(&mut llc, true)?;
+    let ptx = fs::read_to_string(&raw_ptx).map_err(io_err(&raw_ptx))?;
+
+    // 4. Post-process and verify.
+    let unresolved = postprocess::extern_functions(&ptx);
+    if !unresolved.is_empty() {
+        return Err(BuildError::Unresolved {
+            target,
+            symbols: unresolved,
+        });
+    }
+    let table: Vec<KernelSpec> = kernels.iter().map(|k| **k).collect();
+    let ptx =
+        add_launch_bounds(&ptx, &table).map_err(|message| BuildError::Ptx { target, message })?;
+    let ptx = normalize_symbols(&ptx);
+    let present = entry_names(&ptx);
+    if let Some(k) = kernels
+        .iter()
+        .find(|k| !present.iter().any(|p| p == k.name))
+    {
+        return Err(BuildError::MissingKernel {
+            target,
+            name: k.name.to_string(),
+        });
+    }
+    let mut header = format!(
+        "//\n// tcgemm {} module: built from the tcgemm-kernels crate by tcgemm-build. Generated; do not edit.\n\
+         // Rebuild the kept copy in ptx/ with `cargo xtask ptx`.\n// Compiler: {}",
+        target.cpu(),
+        tools.version.summary
+    );
+    if let Some(llvm) = &tools.version.llvm {
+        header.push_str(&format!(", LLVM {llvm}"));
+    }
+    header.push_str(&format!("\n// Kernels: {}\n", kernels.len()));
+    Ok(header + &ptx)
+}
+
+/// Builds the PTX modules of `opts.targets` into `opts.out_dir` (see the crate docs) and returns the
+/// written files. The output is deterministic: the same sources and toolchain give the same bytes.
+pub fn build_ptx(opts: &BuildOptions) -> Result<Vec<(Target, PathBuf)>, BuildError> {
+    let tools = check_toolchain(opts)?;
+    fs::create_dir_all(&opts.out_dir).map_err(io_err(&opts.out_dir))?;
+    let mut written = Vec::new();
+    for &target in &opts.targets {
+        // A private scratch directory: concurrent builds (debug and release build scripts) never share.
+        let work =
+            opts.target_dir
+                .join("link")
+                .join(format!("{}-{}", target.cpu(), std::process::id()));
+        let _ = fs::remove_dir_all(&work);
+        fs::create_dir_all(&work).map_err(io_err(&work))?;
+        let result = build_module(opts, &tools, target, &work);
+        let _ = fs::remove_dir_all(&work);
+        let ptx = result?;
+        let path = opts.out_dir.join(target.ptx_file());
+        write_if_changed(&path, ptx.as_bytes())?;
+        written.push((target, path));
+    }
+    Ok(written)
+}
+
+/// Writes `bytes` to `path` unless it already holds them (keeps mtimes, so nothing downstream
+/// rebuilds needlessly); writes through a temporary file and a rename.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
+    if fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    let mut tmp = OsString::from(path.as_os_str());
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    fs::rename(&tmp, path).map_err(io_err(path))?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_hint_names_the_pinned_channel() {
+        let mut o = BuildOptions::for_workspace(Path::new("/nonexistent"), Path::new("/tmp"));
+        assert_eq!(
+            o.install_hint(),
+            "rustup component add rust-src llvm-tools --toolchain nightly"
+        );
+        o.channel = Some("nightly-2026-05-20".into());
+        assert_eq!(
+            o.install_hint(),
+            "rustup component add rust-src llvm-tools --toolchain nightly-2026-05-20"
+        );
+    }
+
+    #[test]
+    fn tail_keeps_the_last_lines() {
+        assert_eq!(tail("a\nb\nc\n", 2), "b\nc\n");
+        assert_eq!(tail("a\nb", 5), "a\nb");
+    }
+
+    #[test]
+    fn missing_component_error_names_the_command() {
+        let e = BuildError::MissingComponent {
+            component: "rust-src",
+            looked_for: PathBuf::from("/x"),
+            hint: "rustup component add rust-src llvm-tools --toolchain nightly-2026-05-20".into(),
+        };
+        assert!(e.is_toolchain_problem());
+        assert!(e.to_string().contains(
+            "run `rustup component add rust-src llvm-tools --toolchain nightly-2026-05-20`"
+        ));
+    }
+}
