@@ -206,6 +206,26 @@ const fn mma16_128x128(
     }
 }
 
+const fn mma16_128x256(
+    name: &'static str,
+    input: Elem,
+    output: Elem,
+    math: Math,
+    trans_a: bool,
+    trans_b: bool,
+) -> KernelSpec {
+    KernelSpec {
+        block: GemmShape::new(128, 256, 32),
+        warp: GemmShape::new(64, 64, 16),
+        stages: 3,
+        // 64×64 warp tiles: 128 accumulators, ~209 registers, so 1 block/SM
+        min_blocks_per_sm: 1,
+        smem_bytes: mma16_smem(128, 256, 3),
+        rank: 20,
+        ..mma16_128x128(name, input, output, math, trans_a, trans_b)
+    }
+}
+
 /// Every kernel entry point tcgemm builds.
 pub const KERNELS: &[KernelSpec] = &[
     sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
@@ -232,6 +252,22 @@ pub const KERNELS: &[KernelSpec] = &[
     mma16_128x128("bf16_bf16_nt_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, false, true),
     mma16_128x128("bf16_bf16_tn_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, true, false),
     mma16_128x128("bf16_bf16_tt_128x128x32_w64x32_s4", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, true, true),
+    mma16_128x256("f16_f32_nn_128x256x32_w64x64_s3", Elem::F16, Elem::F32, Math::MmaF16F32, false, false),
+    mma16_128x256("f16_f32_nt_128x256x32_w64x64_s3", Elem::F16, Elem::F32, Math::MmaF16F32, false, true),
+    mma16_128x256("f16_f32_tn_128x256x32_w64x64_s3", Elem::F16, Elem::F32, Math::MmaF16F32, true, false),
+    mma16_128x256("f16_f32_tt_128x256x32_w64x64_s3", Elem::F16, Elem::F32, Math::MmaF16F32, true, true),
+    mma16_128x256("f16_f16_nn_128x256x32_w64x64_s3", Elem::F16, Elem::F16, Math::MmaF16F32, false, false),
+    mma16_128x256("f16_f16_nt_128x256x32_w64x64_s3", Elem::F16, Elem::F16, Math::MmaF16F32, false, true),
+    mma16_128x256("f16_f16_tn_128x256x32_w64x64_s3", Elem::F16, Elem::F16, Math::MmaF16F32, true, false),
+    mma16_128x256("f16_f16_tt_128x256x32_w64x64_s3", Elem::F16, Elem::F16, Math::MmaF16F32, true, true),
+    mma16_128x256("bf16_f32_nn_128x256x32_w64x64_s3", Elem::Bf16, Elem::F32, Math::MmaBf16F32, false, false),
+    mma16_128x256("bf16_f32_nt_128x256x32_w64x64_s3", Elem::Bf16, Elem::F32, Math::MmaBf16F32, false, true),
+    mma16_128x256("bf16_f32_tn_128x256x32_w64x64_s3", Elem::Bf16, Elem::F32, Math::MmaBf16F32, true, false),
+    mma16_128x256("bf16_f32_tt_128x256x32_w64x64_s3", Elem::Bf16, Elem::F32, Math::MmaBf16F32, true, true),
+    mma16_128x256("bf16_bf16_nn_128x256x32_w64x64_s3", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, false, false),
+    mma16_128x256("bf16_bf16_nt_128x256x32_w64x64_s3", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, false, true),
+    mma16_128x256("bf16_bf16_tn_128x256x32_w64x64_s3", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, true, false),
+    mma16_128x256("bf16_bf16_tt_128x256x32_w64x64_s3", Elem::Bf16, Elem::Bf16, Math::MmaBf16F32, true, true),
 ];
 
 /// Looks a kernel up by its name.
