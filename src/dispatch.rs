@@ -50,8 +50,8 @@ impl Query {
 /// The multiply-accumulate instructions a precision allows for `input` elements, most preferred
 /// first.
 ///
-/// - `f32`: `Exact` → FFMA; `Tf32` → TF32 MMA; `Default` → FFMA, or TF32 MMA then FFMA when the
-///   context allows TF32.
+/// - `f32`: `Exact` → FFMA; `Tf32` → TF32 MMA; `Default` → FFMA, or either (TF32 preferred on
+///   equal rank) when the context allows TF32.
 /// - `f16`: f16 MMA with f32 accumulation (the f16-accumulating kernels run only when forced by
 ///   name); `Tf32` is an argument error.
 /// - `bf16`: bf16 MMA with f32 accumulation; `Tf32` is an argument error.
@@ -119,23 +119,31 @@ pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) ->
     }
 }
 
-/// The kernel for `q` among `specs`: for each acceptable math in preference order, the `usable`
-/// candidate of highest `rank` (the first in table order on a tie); `None` when no candidate is
-/// usable.
+/// The kernel for `q` among `specs`: the `usable` candidate of highest `rank`; on equal rank the
+/// one whose math comes first in `q.maths` (TF32 before FFMA when TF32 is allowed), then the first
+/// in table order. `None` when no candidate is usable.
+///
+/// Rank decides across maths too, so a low-rank baseline (the seed TF32 kernel) is not taken over
+/// a better exact kernel just because TF32 is allowed; explicit [`Precision::Tf32`] still reaches it.
 pub(crate) fn select<'a>(
     specs: &'a [KernelSpec],
     q: &Query,
     usable: impl Fn(&KernelSpec) -> bool,
 ) -> Option<&'a KernelSpec> {
-    q.maths.iter().find_map(|&math| {
-        specs
+    let preference = |s: &KernelSpec| {
+        q.maths
             .iter()
-            .filter(|s| s.math == math && q.matches(s) && usable(s))
-            .fold(None, |best: Option<&KernelSpec>, s| match best {
-                Some(b) if b.rank >= s.rank => Some(b),
-                _ => Some(s),
-            })
-    })
+            .position(|&m| m == s.math)
+            .unwrap_or(usize::MAX)
+    };
+    let key = |s: &KernelSpec| (s.rank, core::cmp::Reverse(preference(s)));
+    specs
+        .iter()
+        .filter(|s| q.matches(s) && usable(s))
+        .fold(None, |best: Option<&KernelSpec>, s| match best {
+            Some(b) if key(b) >= key(s) => Some(b),
+            _ => Some(s),
+        })
 }
 
 /// The error for a query no usable kernel serves. `why_unusable` explains, for a matching kernel,
@@ -309,22 +317,33 @@ mod tests {
     }
 
     #[test]
-    fn tf32_preferred_when_allowed_with_ffma_fallback() {
+    fn tf32_allowed_rank_decides_across_maths() {
         let t = table();
         let g = Gemm::new(8, 8, 8);
-        assert_eq!(
-            select(&t, &query(&g, Elem::F32, Elem::F32, true), |_| true)
-                .unwrap()
-                .name,
-            "tf32_main"
-        );
-        // No TF32 kernel usable: Default falls back to exact FP32.
-        let no_tf32 = |s: &KernelSpec| s.math != Math::MmaTf32;
         let q = query(&g, Elem::F32, Elem::F32, true);
+        assert_eq!(select(&t, &q, |_| true).unwrap().name, "tf32_main"); // rank 20 > 10
+                                                                         // No TF32 kernel usable: Default falls back to exact FP32.
+        let no_tf32 = |s: &KernelSpec| s.math != Math::MmaTf32;
         assert_eq!(select(&t, &q, no_tf32).unwrap().name, "ffma_high");
-        // Explicit Tf32 does not fall back.
+        // A low-rank TF32 baseline does not displace a better exact kernel...
+        let seed_only = |s: &KernelSpec| s.name != "tf32_main";
+        assert_eq!(select(&t, &q, seed_only).unwrap().name, "ffma_high");
+        // ...but wins over an exact kernel of lower rank, and on equal rank TF32 is preferred.
+        let low = |s: &KernelSpec| s.name == "tf32_seed" || s.name == "ffma_low";
+        let t2: Vec<KernelSpec> = t
+            .iter()
+            .map(|s| KernelSpec {
+                rank: if s.name == "tf32_seed" { 5 } else { s.rank },
+                ..*s
+            })
+            .collect();
+        assert_eq!(select(&t2, &q, low).unwrap().name, "tf32_seed");
+        let q_exact_first = query(&g, Elem::F32, Elem::F32, false);
+        assert_eq!(select(&t2, &q_exact_first, low).unwrap().name, "ffma_low");
+        // Explicit Tf32 takes the best TF32 kernel, however low its rank, and never falls back.
         let q = query(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, false);
         assert_eq!(select(&t, &q, |_| true).unwrap().name, "tf32_main");
+        assert_eq!(select(&t, &q, seed_only).unwrap().name, "tf32_seed");
         assert!(select(&t, &q, no_tf32).is_none());
         // Exact never takes TF32, even if allowed.
         let q = query(&g.precision(Precision::Exact), Elem::F32, Elem::F32, true);

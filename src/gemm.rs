@@ -27,8 +27,8 @@ use crate::error::{invalid, Result};
 pub enum Precision {
     /// Exact FP32 unless the [`Context`](crate::Context) allows TF32
     /// ([`ContextOptions::allow_tf32`](crate::ContextOptions::allow_tf32), else the environment
-    /// variable `TCGEMM_ALLOW_TF32=1` read when the context is created); with TF32 allowed, a TF32
-    /// kernel is taken when one exists and FP32 otherwise.
+    /// variable `TCGEMM_ALLOW_TF32=1` read when the context is created); with TF32 allowed, the
+    /// highest-ranked TF32 or FP32 kernel runs (TF32 on equal rank).
     #[default]
     Default,
     /// FP32 products and sums (`fma.rn.f32`), whatever the context allows.
