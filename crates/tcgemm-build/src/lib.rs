@@ -37,6 +37,11 @@ pub use toolchain::{parse_channel, pinned_channel, RustcVersion};
 /// The rustc target of the device code.
 pub const NVPTX_TARGET: &str = "nvptx64-nvidia-cuda";
 
+/// LLVM options given to rustc (`-C llvm-args`) and to `opt` by default. The high unroll threshold
+/// fully unrolls the loops over per-thread register tiles, so accumulator arrays become registers
+/// instead of a local-memory stack frame.
+pub const DEFAULT_LLVM_ARGS: &[&str] = &["-unroll-threshold=4000"];
+
 /// Settings of one [`build_ptx`] run.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -54,6 +59,8 @@ pub struct BuildOptions {
     pub cargo: PathBuf,
     /// `rustc` the inner cargo uses (default: `$RUSTC`, else `rustc`).
     pub rustc: PathBuf,
+    /// LLVM options for rustc (`-C llvm-args`) and `opt` (default: [`DEFAULT_LLVM_ARGS`]).
+    pub llvm_args: Vec<String>,
     /// The pinned toolchain channel, for error messages (from `rust-toolchain.toml`).
     pub channel: Option<String>,
     /// Capture the inner cargo's output (reported on failure) instead of showing it.
@@ -79,6 +86,7 @@ impl BuildOptions {
             kernels: KERNELS.to_vec(),
             cargo: env_path("CARGO", "cargo"),
             rustc: env_path("RUSTC", "rustc"),
+            llvm_args: DEFAULT_LLVM_ARGS.iter().map(|s| s.to_string()).collect(),
             channel: pinned_channel(workspace_root),
             quiet: false,
         }
@@ -423,14 +431,12 @@ fn cargo_build(opts: &BuildOptions, target: Target) -> Result<Vec<Rlib>, BuildEr
     scrub_env(&mut cmd);
     cmd.env("RUSTC", &opts.rustc);
     // -Zlocation-detail=none: panic locations carry no file names (the module must not depend on paths).
-    cmd.env(
-        "CARGO_ENCODED_RUSTFLAGS",
-        [
-            format!("-Ctarget-cpu={}", target.cpu()),
-            "-Zlocation-detail=none".to_string(),
-        ]
-        .join("\x1f"),
-    );
+    let mut rustflags = vec![
+        format!("-Ctarget-cpu={}", target.cpu()),
+        "-Zlocation-detail=none".to_string(),
+    ];
+    rustflags.extend(opts.llvm_args.iter().map(|a| format!("-Cllvm-args={a}")));
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"));
     cmd.arg("build")
         .arg("--manifest-path")
         .arg(&manifest)
@@ -604,6 +610,7 @@ fn build_module(
     opt.arg(&linked)
         .arg(format!("--internalize-public-api-list={}", names.join(",")))
         .arg("-passes=internalize,globaldce,default<O3>")
+        .args(&opts.llvm_args)
         .arg("-o")
         .arg(&opt_bc);
     run(&mut opt, true)?;
