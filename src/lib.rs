@@ -1,4 +1,30 @@
 //! tcgemm: a pure-Rust CUDA GEMM library.
+//!
+//! `C = alpha·op(A)·op(B) + beta·C` on row-major matrices, optionally strided-batched, for `f32`
+//! (exact FFMA or TF32 tensor cores), `f16` and `bf16` (tensor cores, f32 accumulation) inputs. The
+//! kernels are `#![no_std]` Rust compiled to PTX (crate `tcgemm-kernels`), embedded in this crate
+//! ([`ptx`]) and driven through [cudarc](https://docs.rs/cudarc).
+//!
+//! - [`Gemm`] describes a call (shapes, transposes, leading dimensions, batch strides, scalars,
+//!   [`Precision`]); [`Gemm::validate`] checks it against buffer lengths on the CPU.
+//! - [`Context`] owns a device, a stream and the loaded kernels; [`Context::gemm`] validates,
+//!   picks a kernel ([`Context::plan`]) and enqueues it without waiting.
+//! - Every failure is an [`Error`] whose message says what to change; a machine without CUDA
+//!   gets [`Error::NoDevice`], never a panic.
+//!
+//! ```no_run
+//! use tcgemm::{Context, Gemm};
+//! let ctx = Context::new(0)?;
+//! let s = ctx.stream();
+//! let (m, n, k) = (512, 256, 128);
+//! let a = s.clone_htod(&vec![0.5f32; m * k])?;
+//! let b = s.clone_htod(&vec![2.0f32; k * n])?;
+//! let mut c = s.alloc_zeros::<f32>(m * n)?;
+//! ctx.gemm(&Gemm::new(m, n, k), &a, &b, &mut c)?;
+//! let c = s.clone_dtoh(&c)?; // waits for the GEMM
+//! assert!(c.iter().all(|&x| x == 128.0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod context;
