@@ -62,8 +62,8 @@ pub struct Capabilities {
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`] and used by
 /// [`Context::gemm`], so the two always agree.
 ///
-/// The grid's x covers the `m×n` output tiles of the kernel's block tile, its y walks the batch
-/// (`min(batch, 65535)`; the kernels loop over the remaining items). A call with no output
+/// The grid's x covers the `m×n` output tiles of the kernel's block tile; batch item
+/// `z = ctaid.y + ctaid.z·nctaid.y` (y up to 65535, z for larger batches). A call with no output
 /// (`m`, `n` or `batch` zero) plans a grid with a zero extent and launches nothing.
 ///
 /// ```no_run
@@ -116,11 +116,20 @@ impl Plan {
                     ),
                 )
             })?;
-        let batch_blocks = g.batch.min(MAX_GRID_Y);
+        // Batch item z = ctaid.y + ctaid.z·nctaid.y: y up to 65535, z for the rest (the kernels
+        // return early for z ≥ batch, so the last z slice may overshoot).
+        let batch_y = g.batch.min(MAX_GRID_Y);
+        let batch_z = if batch_y == 0 { 0 } else { g.batch.div_ceil(batch_y) };
+        if batch_z > MAX_GRID_Y {
+            return Err(invalid(
+                "batch",
+                format!("{} batch items exceed the grid's {}·{} limit; split the call", g.batch, MAX_GRID_Y, MAX_GRID_Y),
+            ));
+        }
         Ok(Plan {
             kernel,
-            // Both fit in u32: tiles ≤ i32::MAX, batch_blocks ≤ 65535.
-            grid: (tiles as u32, batch_blocks as u32, 1),
+            // All fit in u32: tiles ≤ i32::MAX, batch_y and batch_z ≤ 65535.
+            grid: (tiles as u32, batch_y as u32, batch_z.max(1) as u32),
             block: (kernel.threads, 1, 1),
             smem_bytes: kernel.smem_bytes,
         })
@@ -844,10 +853,9 @@ mod tests {
         assert_eq!(p.block, (k.threads, 1, 1));
         assert_eq!(p.smem_bytes, k.smem_bytes);
         assert_eq!(Plan::for_kernel(k, &g.batch(7)).unwrap().grid.1, 7);
-        assert_eq!(
-            Plan::for_kernel(k, &g.batch(1_000_000)).unwrap().grid.1,
-            65535
-        );
+        let big = Plan::for_kernel(k, &g.batch(1_000_000)).unwrap().grid;
+        assert_eq!((big.1, big.2), (65535, 16)); // 65535·16 ≥ 1e6 > 65535·15
+        assert!(Plan::for_kernel(k, &g.batch(65535 * 65535 + 1)).is_err());
         assert_eq!(
             Plan::for_kernel(k, &Gemm::new(1, 1, 1)).unwrap().grid,
             (1, 1, 1)
