@@ -123,7 +123,21 @@ pub struct KernelSpec {
     pub rank: u32,
 }
 
-const SGEMM_SMEM: u32 = 2 * 2 * 8 * (128 + 4) * 4;
+/// Dynamic shared memory of the FP32 SGEMM kernels: 2 stages × (A, B) × `8 × (128+4)` floats.
+/// The device code asserts its layout needs exactly this.
+pub const SGEMM_SMEM: u32 = 2 * 2 * 8 * (128 + 4) * 4;
+
+/// Dynamic shared memory of the TF32 seed kernels: 2 stages × (A, B) × the larger operand layout,
+/// `128 × (16+4)` (k-contiguous) or `16 × (128+4)` (contiguous along M/N) floats.
+pub const TF32_SEED_SMEM: u32 = 2 * 2 * max_u32(128 * (16 + 4), 16 * (128 + 4)) * 4;
+
+const fn max_u32(a: u32, b: u32) -> u32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
 
 const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
     KernelSpec {
@@ -160,14 +174,14 @@ const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSp
         stages: 2,
         threads: 256,
         min_blocks_per_sm: 2,
-        smem_bytes: 2 * 2 * 16 * (128 + 4) * 4,
+        smem_bytes: TF32_SEED_SMEM,
         rank: 1,
     }
 }
 
 /// Dynamic shared memory of the 16-bit `mma.sync` kernels: per stage, the larger of the two operand
 /// layouts (`R×(32+8)` or `32×(R+8)` elements) for A and for B. Mirrors `gemm::mma16::smem_bytes`.
-const fn mma16_smem(bm: u32, bn: u32, stages: u32) -> u32 {
+pub const fn mma16_smem(bm: u32, bn: u32, stages: u32) -> u32 {
     const fn tile(r: u32) -> u32 {
         let kc = r * (32 + 8) * 2;
         let rc = 32 * (r + 8) * 2;

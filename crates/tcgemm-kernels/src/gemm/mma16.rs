@@ -117,6 +117,7 @@ pub unsafe fn mma16<
     z: u32,
 ) {
     const { assert!(NI % 2 == 0) };
+    const { assert!(smem_bytes(BM, BN, STAGES) == crate::config::mma16_smem(BM, BN, STAGES)) };
     let threads: u32 = WARPS_M * WARPS_N * 32;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {

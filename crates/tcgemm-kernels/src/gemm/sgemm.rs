@@ -40,6 +40,7 @@ const TILE_BYTES: u32 = BK * SROW * 4;
 const STAGE_BYTES: u32 = 2 * TILE_BYTES;
 /// Dynamic shared memory the kernel needs (2 stages); must equal `config::KernelSpec::smem_bytes`.
 pub const SMEM_BYTES: u32 = 2 * STAGE_BYTES;
+const _: () = assert!(SMEM_BYTES == crate::config::SGEMM_SMEM);
 
 /// One thread's share of an operand's tile loads (global → registers → shared).
 struct OperandLoader {

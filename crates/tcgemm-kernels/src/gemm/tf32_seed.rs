@@ -37,6 +37,7 @@ const TILE_BYTES: u32 = max(BM * (BK + KPAD), BK * (BM + RPAD)) * 4;
 const STAGE_BYTES: u32 = 2 * TILE_BYTES;
 /// Dynamic shared memory: 2 stages.
 pub const SMEM_BYTES: u32 = 2 * STAGE_BYTES;
+const _: () = assert!(SMEM_BYTES == crate::config::TF32_SEED_SMEM);
 
 const fn max(a: u32, b: u32) -> u32 {
     if a > b {
