@@ -1,0 +1,326 @@
+//! FP16 and BF16 tensor-core GEMM (`mma.sync.m16n8k16`, f32 accumulation), output f32 or the input
+//! type, against an f64 CPU reference of the same 16-bit inputs (so input rounding is not error).
+//!
+//! Needs a CUDA GPU (see `tests/common`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+//!
+//! Tolerances (relative Frobenius error), derived from the precisions involved:
+//! - products of two 16-bit values are exact in f32 (11 + 11 or 8 + 8 significant bits ≤ 24);
+//! - accumulation is f32 inside the tensor core, whose adder aligns and may truncate rather than
+//!   round; a truncation error is biased, so it is bounded by `k·2⁻²³` relative to `Σ|a·b|`, which
+//!   for uniform inputs is `≈ (3/4)·√k` times the rms entry (E|ab| = 1/4, rms entry √k/3):
+//!   `acc_tol(k) = 2⁻²³·k·(3/4)·…` is far too pessimistic for random errors, so we use the
+//!   random-walk estimate with a 16× margin, `16·2⁻²⁴·√k`, floored like the FP32 path;
+//! - a 16-bit output is rounded once at the end: relative rms `u/√3` with `u = 2⁻¹¹` (f16) or `2⁻⁸`
+//!   (bf16); the bound adds `2u` (3.5σ of that term, which is a sum over every entry and so
+//!   concentrates tightly).
+
+mod common;
+
+use common::*;
+use half::{bf16, f16};
+use tcgemm::{Context, Elem};
+
+const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
+
+fn lay(ta: bool, tb: bool) -> &'static str {
+    match (ta, tb) {
+        (false, false) => "nn",
+        (false, true) => "nt",
+        (true, false) => "tn",
+        (true, true) => "tt",
+    }
+}
+
+fn acc_tol(k: usize) -> f64 {
+    let u = f64::from(f32::EPSILON) / 2.0;
+    (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u)
+}
+
+fn out_tol<O: TestElem>() -> f64 {
+    match O::NAME {
+        "f32" => 0.0,
+        _ => 2.0 * O::UNIT_ROUNDOFF,
+    }
+}
+
+fn tol<O: TestElem>(k: usize) -> f64 {
+    acc_tol(k) + out_tol::<O>()
+}
+
+fn elem_of<T: TestElem>() -> Elem {
+    match T::NAME {
+        "f16" => Elem::F16,
+        "bf16" => Elem::Bf16,
+        _ => Elem::F32,
+    }
+}
+
+/// Every 16-bit kernel with these types and transposes.
+fn kernels<I: TestElem, O: TestElem>(ta: bool, tb: bool) -> Vec<&'static str> {
+    let v: Vec<_> = tcgemm_kernels::config::KERNELS
+        .iter()
+        .filter(|k| {
+            k.input == elem_of::<I>()
+                && k.output == elem_of::<O>()
+                && k.trans_a == ta
+                && k.trans_b == tb
+        })
+        .map(|k| k.name)
+        .collect();
+    assert!(
+        !v.is_empty(),
+        "no {}->{} kernel for {}",
+        I::NAME,
+        O::NAME,
+        lay(ta, tb)
+    );
+    v
+}
+
+fn run_check<I: TestElem, O: TestElem>(
+    case: &Case<I, O>,
+    ctx_name: &str,
+    ctx: &Context,
+    kernel: Option<&str>,
+) {
+    let out = case.run_with(ctx, kernel);
+    case.verify_on(
+        &format!("{ctx_name}/{}", kernel.unwrap_or("dispatch")),
+        &out,
+        tol::<O>(case.p.k),
+    );
+}
+
+/// Dispatch on every context, then every kernel of the type pair by name.
+fn check<I: TestElem, O: TestElem>(rng: &mut Rng, label: impl Into<String>, pr: Problem) -> bool {
+    let ctxs = gpu_all();
+    if ctxs.is_empty() {
+        return false;
+    }
+    let (ta, tb) = (pr.trans_a, pr.trans_b);
+    let case = Case::<I, O>::new(label, pr, rng);
+    for (name, ctx) in &ctxs {
+        run_check(&case, name, ctx, None);
+    }
+    for k in kernels::<I, O>(ta, tb) {
+        run_check(&case, ctxs[0].0, ctxs[0].1, Some(k));
+    }
+    true
+}
+
+/// Runs `f::<I, O>` for the four type pairs.
+macro_rules! all_types {
+    ($f:ident, $rng:expr) => {
+        let _ = $f::<f16, f32>($rng)
+            && $f::<f16, f16>($rng)
+            && $f::<bf16, f32>($rng)
+            && $f::<bf16, bf16>($rng);
+    };
+}
+
+fn squares<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    for n in [128usize, 256, 1024] {
+        for (ta, tb) in TRANS {
+            if !check::<I, O>(
+                rng,
+                format!("{n}^3 {}", lay(ta, tb)),
+                Problem::new(n, n, n).trans(ta, tb),
+            ) {
+                return false;
+            }
+        }
+    }
+    for n in [4096usize, 8192] {
+        if !check::<I, O>(rng, format!("{n}^3"), Problem::new(n, n, n)) {
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn squares_all_layouts() {
+    let mut rng = Rng::for_test("squares_all_layouts");
+    all_types!(squares, &mut rng);
+}
+
+fn odd<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    let shapes = [
+        (1, 1, 1),
+        (1, 129, 7),
+        (129, 1, 33),
+        (33, 65, 1),
+        (127, 129, 17),
+        (255, 1921, 513),
+        (1921, 1023, 517),
+        (131, 129, 9),
+    ];
+    for (m, n, k) in shapes {
+        for (ta, tb) in TRANS {
+            if !check::<I, O>(
+                rng,
+                format!("{m}x{n}x{k} {}", lay(ta, tb)),
+                Problem::new(m, n, k).trans(ta, tb),
+            ) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+#[test]
+fn odd_shapes_all_layouts() {
+    let mut rng = Rng::for_test("odd_shapes_all_layouts");
+    all_types!(odd, &mut rng);
+}
+
+fn layouts<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    let cases = [
+        ("beta", Problem::new(200, 136, 72).scale(-0.75, 0.5)),
+        ("padded ld", Problem::new(131, 67, 45).pad_ld(3, 5, 7)),
+        (
+            "padded ld tt",
+            Problem::new(131, 67, 45).trans(true, true).pad_ld(1, 9, 2),
+        ),
+        ("batch 3", Problem::new(130, 66, 40).batched(3)),
+        (
+            "batch 3 padded strides beta",
+            Problem::new(64, 72, 40)
+                .batched(3)
+                .pad_strides(5, 3, 11)
+                .scale(2.0, -1.0),
+        ),
+        ("broadcast B", {
+            let mut p = Problem::new(64, 72, 40).batched(3);
+            p.stride_b = Some(0);
+            p
+        }),
+        (
+            "misaligned bases",
+            Problem::new(129, 130, 67).offsets(1, 3, 1),
+        ),
+        (
+            "misaligned nt",
+            Problem::new(129, 130, 67)
+                .trans(false, true)
+                .offsets(1, 1, 2)
+                .pad_ld(1, 1, 1),
+        ),
+    ];
+    for (label, pr) in cases {
+        if !check::<I, O>(rng, label, pr) {
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn alpha_beta_ld_batches_misaligned() {
+    let mut rng = Rng::for_test("alpha_beta_ld_batches_misaligned");
+    all_types!(layouts, &mut rng);
+}
+
+fn random<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    for i in 0..200 {
+        let (m, n, k) = (rng.range(1, 1100), rng.range(1, 1100), rng.range(1, 1100));
+        let (ta, tb) = (rng.chance(0.5), rng.chance(0.5));
+        let mut pr = Problem::new(m, n, k).trans(ta, tb);
+        if rng.chance(0.3) {
+            pr = pr.pad_ld(rng.below(9), rng.below(9), rng.below(9));
+        }
+        if rng.chance(0.3) {
+            pr = pr.scale(rng.pm1() as f32 * 2.0, rng.pm1() as f32);
+        }
+        if !check::<I, O>(rng, format!("random #{i}"), pr) {
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn random_shapes() {
+    let mut rng = Rng::for_test("random_shapes");
+    all_types!(random, &mut rng);
+}
+
+#[test]
+fn batched_1000_of_64_cubed() {
+    let mut rng = Rng::for_test("batched_1000_of_64_cubed");
+    if !check::<f16, f32>(
+        &mut rng,
+        "1000x64^3",
+        Problem::new(64, 64, 64).batched(1000),
+    ) {
+        return;
+    }
+    check::<bf16, bf16>(
+        &mut rng,
+        "1000x64^3",
+        Problem::new(64, 64, 64).batched(1000),
+    );
+}
+
+#[test]
+fn f16_range_limits_overflow_to_inf() {
+    use cudarc::driver::CudaSlice;
+    let Some(ctx) = gpu() else { return };
+    let s = ctx.stream();
+    // 65504 (f16 max) · 2 summed twice overflows f16 output to +inf; the f32 output holds the value.
+    let (m, n, k) = (16usize, 16usize, 32usize);
+    let a = vec![f16::from_f32(65504.0); m * k];
+    let b = vec![f16::from_f32(1.0); k * n];
+    let da: CudaSlice<f16> = s.clone_htod(&a).unwrap();
+    let db: CudaSlice<f16> = s.clone_htod(&b).unwrap();
+    let mut c16: CudaSlice<f16> = s.clone_htod(&vec![f16::from_f32(7.0); m * n]).unwrap();
+    let mut c32: CudaSlice<f32> = s.clone_htod(&vec![7.0f32; m * n]).unwrap();
+    let g = tcgemm::Gemm::new(m, n, k);
+    ctx.gemm(&g, &da, &db, &mut c16).unwrap();
+    ctx.gemm(&g, &da, &db, &mut c32).unwrap();
+    let h16 = s.clone_dtoh(&c16).unwrap();
+    let h32 = s.clone_dtoh(&c32).unwrap();
+    s.synchronize().unwrap();
+    assert!(
+        h16.iter().all(|x| x.to_f32() == f32::INFINITY),
+        "f16 output must overflow to +inf: {:?}",
+        &h16[..4]
+    );
+    assert!(
+        h32.iter().all(|x| *x == 65504.0 * 32.0),
+        "f32 output holds 65504·32: {:?}",
+        &h32[..4]
+    );
+    // subnormal inputs: 2⁻²⁴ (smallest f16 subnormal) · 1, k times, is exact in f32
+    let a = vec![f16::from_bits(1); m * k];
+    let da: CudaSlice<f16> = s.clone_htod(&a).unwrap();
+    ctx.gemm(&g, &da, &db, &mut c32).unwrap();
+    let h32 = s.clone_dtoh(&c32).unwrap();
+    s.synchronize().unwrap();
+    let want = k as f32 * 2f32.powi(-24);
+    assert!(
+        h32.iter().all(|x| *x == want),
+        "subnormal f16 inputs: got {:?}, want {want:e}",
+        &h32[..4]
+    );
+}
+
+#[test]
+fn deterministic_100_runs() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("deterministic_100_runs");
+    let case = Case::<bf16, f32>::new("513x257x1025", Problem::new(513, 257, 1025), &mut rng);
+    for kname in kernels::<bf16, f32>(false, false) {
+        let first = case.run_with(ctx, Some(kname));
+        case.verify_on(kname, &first, tol::<f32>(1025));
+        for r in 1..100 {
+            let again = case.run_with(ctx, Some(kname));
+            assert!(
+                again == first,
+                "{kname}: run {r} differs bitwise from run 0; {}",
+                case.describe()
+            );
+        }
+    }
+}

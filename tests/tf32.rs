@@ -1,0 +1,245 @@
+//! TF32 tensor-core GEMM (`mma.sync.m16n8k8`, f32 in/out, inputs rounded with `cvt.rna.tf32.f32`)
+//! against an f64 CPU reference of the unrounded f32 inputs.
+//!
+//! Needs a CUDA GPU (see `tests/common`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+//!
+//! Tolerances, derived from TF32's unit roundoff `u = 2⁻¹¹` (10 stored mantissa bits, round to
+//! nearest): each product `a·b` carries the two input roundings, a relative error of at most `2u`;
+//! for independent uniform roundings an entry's error has standard deviation
+//! `σ ≈ u·√(2k/27)·|alpha|` for inputs uniform in [−1, 1] (E[(ab)²] = 1/9, var(δ) = u²/3 per input),
+//! against an entry of rms `√k/3`: relative `≈ 0.82·u ≈ 4e-4`, independent of k.
+//! - relative Frobenius error ≤ 2e-3 (the bound; 5× the expected value);
+//! - every entry: `|out − ref| ≤ |alpha|·(3·u·√k) + 2⁻²⁰·(|ref| + |beta·c|)` — about 11σ of the TF32
+//!   term (a false alarm over 10⁸ entries is below 1e-20), plus the f32 accumulation and alpha/beta
+//!   roundings. It grows with √k, as rounding errors of independent terms do.
+
+mod common;
+
+use common::*;
+use tcgemm::{Context, Elem, Math, Precision};
+
+const U_TF32: f64 = 1.0 / 2048.0;
+const TOL_FRO: f64 = 2e-3;
+
+const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
+
+fn lay(ta: bool, tb: bool) -> &'static str {
+    match (ta, tb) {
+        (false, false) => "nn",
+        (false, true) => "nt",
+        (true, false) => "tn",
+        (true, true) => "tt",
+    }
+}
+
+/// Every TF32 kernel in the table with these transposes (the seed baseline and later variants).
+fn tf32_kernels(ta: bool, tb: bool) -> Vec<&'static str> {
+    let v: Vec<_> = tcgemm_kernels::config::KERNELS
+        .iter()
+        .filter(|k| {
+            k.math == Math::MmaTf32 && k.trans_a == ta && k.trans_b == tb && k.input == Elem::F32
+        })
+        .map(|k| k.name)
+        .collect();
+    let seed = format!("tf32_{}_128x128x16_w32x64_s2_seed", lay(ta, tb));
+    assert!(
+        v.iter().any(|n| *n == seed),
+        "the seed kernel {seed} must stay in the table"
+    );
+    v
+}
+
+fn p(m: usize, n: usize, k: usize) -> Problem {
+    Problem::new(m, n, k).precision(Precision::Tf32)
+}
+
+/// Per-entry check on top of the Frobenius one.
+fn check_entries(case: &Case<f32, f32>, out: &[u32], ctx_name: &str) {
+    let p = &case.p;
+    let lc = p.layout_c();
+    let r = &case.reference;
+    let sk = (p.k.max(1) as f64).sqrt();
+    for t in 0..r.len() {
+        let (z, i, j) = r.point(t, p.m, p.n);
+        let idx = lc.offset + lc.at(z, i, j);
+        let got = f32::from_bits(out[idx]) as f64;
+        let want = r.vals[t];
+        let c0 = if p.beta == 0.0 {
+            0.0
+        } else {
+            (f32::from_bits(case.c[idx]) as f64 * p.beta as f64).abs()
+        };
+        let bound =
+            (p.alpha as f64).abs() * 3.0 * U_TF32 * sk + (want.abs() + c0) * (2f64).powi(-20);
+        assert!(
+            (got - want).abs() <= bound,
+            "[{ctx_name}] entry (z={z}, i={i}, j={j}): got {got:e}, want {want:e}, |err| {:e} > bound {bound:e}; {}",
+            (got - want).abs(),
+            case.describe()
+        );
+    }
+}
+
+/// Runs a case through the named kernel (or dispatch when `None`) on a context and checks it.
+fn run_check(case: &Case<f32, f32>, ctx_name: &str, ctx: &Context, kernel: Option<&str>) {
+    let out = case.run_with(ctx, kernel);
+    let name = format!("{ctx_name}/{}", kernel.unwrap_or("dispatch"));
+    case.verify_on(&name, &out, TOL_FRO);
+    check_entries(case, &out, &name);
+}
+
+/// Checks one problem through dispatch (on every context) and through every TF32 kernel by name.
+fn check(rng: &mut Rng, label: impl Into<String>, pr: Problem) -> bool {
+    let ctxs = gpu_all();
+    if ctxs.is_empty() {
+        return false;
+    }
+    let (ta, tb) = (pr.trans_a, pr.trans_b);
+    let case = Case::<f32, f32>::new(label, pr, rng);
+    for (name, ctx) in &ctxs {
+        run_check(&case, name, ctx, None);
+    }
+    for k in tf32_kernels(ta, tb) {
+        run_check(&case, ctxs[0].0, ctxs[0].1, Some(k));
+    }
+    true
+}
+
+#[test]
+fn seed_sizes_all_layouts() {
+    let mut rng = Rng::for_test("seed_sizes_all_layouts");
+    for n in [128usize, 256, 512, 1024] {
+        for (ta, tb) in TRANS {
+            if !check(
+                &mut rng,
+                format!("{n}^3 {}", lay(ta, tb)),
+                p(n, n, n).trans(ta, tb),
+            ) {
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn seed_large_sampled() {
+    let mut rng = Rng::for_test("seed_large_sampled");
+    for n in [2048usize, 4096] {
+        if !check(&mut rng, format!("{n}^3"), p(n, n, n)) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn odd_n_of_the_seed_tests() {
+    let mut rng = Rng::for_test("odd_n_of_the_seed_tests");
+    for n in [129usize, 131, 133, 135, 257, 513, 1921] {
+        for (ta, tb) in [(false, false), (true, true)] {
+            if !check(
+                &mut rng,
+                format!("256x{n}x256 {}", lay(ta, tb)),
+                p(256, n, 256).trans(ta, tb),
+            ) {
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn odd_m_k_tails_and_unit_dims() {
+    let mut rng = Rng::for_test("odd_m_k_tails_and_unit_dims");
+    let shapes = [
+        (1, 1, 1),
+        (1, 129, 7),
+        (129, 1, 33),
+        (33, 65, 1),
+        (127, 129, 17),
+        (255, 257, 513),
+        (1921, 1023, 517),
+    ];
+    for (m, n, k) in shapes {
+        for (ta, tb) in TRANS {
+            if !check(
+                &mut rng,
+                format!("{m}x{n}x{k} {}", lay(ta, tb)),
+                p(m, n, k).trans(ta, tb),
+            ) {
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn alpha_beta_ld_padding_batches_offsets() {
+    let mut rng = Rng::for_test("alpha_beta_ld_padding_batches_offsets");
+    let cases = [
+        ("beta", p(200, 136, 72).scale(-0.75, 0.5)),
+        ("padded ld", p(131, 67, 45).pad_ld(3, 5, 7)),
+        (
+            "padded ld tt",
+            p(131, 67, 45).trans(true, true).pad_ld(1, 9, 2),
+        ),
+        ("batch 3", p(130, 66, 40).batched(3)),
+        (
+            "batch 3 padded strides beta",
+            p(64, 72, 40)
+                .batched(3)
+                .pad_strides(5, 3, 11)
+                .scale(2.0, -1.0),
+        ),
+        ("misaligned bases", p(129, 130, 67).offsets(1, 3, 1)),
+        (
+            "misaligned tn",
+            p(129, 130, 67)
+                .trans(true, false)
+                .offsets(1, 1, 2)
+                .pad_ld(1, 1, 1),
+        ),
+    ];
+    for (label, pr) in cases {
+        if !check(&mut rng, label, pr) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn random_shapes() {
+    let mut rng = Rng::for_test("random_shapes");
+    for i in 0..200 {
+        let (m, n, k) = (rng.range(1, 1100), rng.range(1, 1100), rng.range(1, 1100));
+        let (ta, tb) = (rng.chance(0.5), rng.chance(0.5));
+        let mut pr = p(m, n, k).trans(ta, tb);
+        if rng.chance(0.3) {
+            pr = pr.pad_ld(rng.below(9), rng.below(9), rng.below(9));
+        }
+        if rng.chance(0.3) {
+            pr = pr.scale(rng.pm1() as f32 * 2.0, rng.pm1() as f32);
+        }
+        if !check(&mut rng, format!("random #{i}"), pr) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn deterministic_100_runs() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("deterministic_100_runs");
+    for kname in tf32_kernels(false, false) {
+        let case = Case::<f32, f32>::new("513x257x1025", p(513, 257, 1025), &mut rng);
+        let first = case.run_with(ctx, Some(kname));
+        case.verify_on(kname, &first, TOL_FRO);
+        for r in 1..100 {
+            let again = case.run_with(ctx, Some(kname));
+            assert!(
+                again == first,
+                "{kname}: run {r} differs bitwise from run 0; {}",
+                case.describe()
+            );
+        }
+    }
+}
