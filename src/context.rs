@@ -119,11 +119,18 @@ impl Plan {
         // Batch item z = ctaid.y + ctaid.z·nctaid.y: y up to 65535, z for the rest (the kernels
         // return early for z ≥ batch, so the last z slice may overshoot).
         let batch_y = g.batch.min(MAX_GRID_Y);
-        let batch_z = if batch_y == 0 { 0 } else { g.batch.div_ceil(batch_y) };
+        let batch_z = if batch_y == 0 {
+            0
+        } else {
+            g.batch.div_ceil(batch_y)
+        };
         if batch_z > MAX_GRID_Y {
             return Err(invalid(
                 "batch",
-                format!("{} batch items exceed the grid's {}·{} limit; split the call", g.batch, MAX_GRID_Y, MAX_GRID_Y),
+                format!(
+                    "{} batch items exceed the grid's {}·{} limit; split the call",
+                    g.batch, MAX_GRID_Y, MAX_GRID_Y
+                ),
             ));
         }
         Ok(Plan {

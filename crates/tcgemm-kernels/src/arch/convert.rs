@@ -8,7 +8,9 @@ use core::arch::asm;
 pub fn f32_to_tf32_rna(x: f32) -> u32 {
     let r: u32;
     // SAFETY: a register conversion has no preconditions.
-    unsafe { asm!("cvt.rna.tf32.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("cvt.rna.tf32.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack))
+    };
     r
 }
 
@@ -17,7 +19,9 @@ pub fn f32_to_tf32_rna(x: f32) -> u32 {
 pub fn f32x2_to_f16x2_rn(lo: f32, hi: f32) -> u32 {
     let r: u32;
     // SAFETY: a register conversion has no preconditions.
-    unsafe { asm!("cvt.rn.f16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("cvt.rn.f16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo, options(pure, nomem, nostack))
+    };
     r
 }
 
@@ -26,7 +30,9 @@ pub fn f32x2_to_f16x2_rn(lo: f32, hi: f32) -> u32 {
 pub fn f32x2_to_bf16x2_rn(lo: f32, hi: f32) -> u32 {
     let r: u32;
     // SAFETY: a register conversion has no preconditions.
-    unsafe { asm!("cvt.rn.bf16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("cvt.rn.bf16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo, options(pure, nomem, nostack))
+    };
     r
 }
 
@@ -35,7 +41,9 @@ pub fn f32x2_to_bf16x2_rn(lo: f32, hi: f32) -> u32 {
 pub fn f16_to_f32(h: u16) -> f32 {
     let r: f32;
     // SAFETY: a register conversion has no preconditions.
-    unsafe { asm!("cvt.f32.f16 {0}, {1};", out(reg32) r, in(reg16) h, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("cvt.f32.f16 {0}, {1};", out(reg32) r, in(reg16) h, options(pure, nomem, nostack))
+    };
     r
 }
 
@@ -50,6 +58,8 @@ pub fn bf16_to_f32(h: u16) -> f32 {
 pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
     let r: f32;
     // SAFETY: register arithmetic has no preconditions.
-    unsafe { asm!("fma.rn.f32 {0}, {1}, {2}, {3};", out(reg32) r, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("fma.rn.f32 {0}, {1}, {2}, {3};", out(reg32) r, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack))
+    };
     r
 }

@@ -7,7 +7,9 @@ use core::arch::asm;
 pub fn to_global(generic: u64) -> u64 {
     let g: u64;
     // SAFETY: an address conversion has no preconditions; using the result is what needs care.
-    unsafe { asm!("cvta.to.global.u64 {0}, {1};", out(reg64) g, in(reg64) generic, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("cvta.to.global.u64 {0}, {1};", out(reg64) g, in(reg64) generic, options(pure, nomem, nostack))
+    };
     g
 }
 

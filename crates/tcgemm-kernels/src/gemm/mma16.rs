@@ -12,11 +12,17 @@
 
 use super::tile_io16::{offset16, TileCopy16};
 use super::{batch_bases, raster::tile_of_block};
-use crate::arch::convert::{bf16_to_f32, f16_to_f32, f32x2_to_bf16x2_rn, f32x2_to_f16x2_rn, fma_rn_f32};
+use crate::arch::convert::{
+    bf16_to_f32, f16_to_f32, f32x2_to_bf16x2_rn, f32x2_to_f16x2_rn, fma_rn_f32,
+};
 use crate::arch::cp_async::{commit_group, wait_all, wait_group_n};
-use crate::arch::global::{ld_global_f32, ld_global_u16, st_global_f32, st_global_u16, st_global_u32, st_global_v2_f32};
+use crate::arch::global::{
+    ld_global_f32, ld_global_u16, st_global_f32, st_global_u16, st_global_u32, st_global_v2_f32,
+};
 use crate::arch::ldmatrix::{shared_to_reg_x4, shared_to_reg_x4_trans};
-use crate::arch::mma::{mma_m16n8k16_row_col_f32_bf16_bf16_f32, mma_m16n8k16_row_col_f32_f16_f16_f32};
+use crate::arch::mma::{
+    mma_m16n8k16_row_col_f32_bf16_bf16_f32, mma_m16n8k16_row_col_f32_f16_f16_f32,
+};
 use crate::arch::smem::base;
 use crate::arch::sync::sync_threads;
 use crate::params::{flags, GemmParams};
@@ -140,8 +146,24 @@ pub unsafe fn mma16<
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
-        let ca = TileCopy16 { base: ga, ld: p.lda, k_contig: a_kc, r0: tile.m0, rows: p.m, k: p.k, vec: p.flags & flags::VEC_A != 0 };
-        let cb = TileCopy16 { base: gb, ld: p.ldb, k_contig: b_kc, r0: tile.n0, rows: p.n, k: p.k, vec: p.flags & flags::VEC_B != 0 };
+        let ca = TileCopy16 {
+            base: ga,
+            ld: p.lda,
+            k_contig: a_kc,
+            r0: tile.m0,
+            rows: p.m,
+            k: p.k,
+            vec: p.flags & flags::VEC_A != 0,
+        };
+        let cb = TileCopy16 {
+            base: gb,
+            ld: p.ldb,
+            k_contig: b_kc,
+            r0: tile.n0,
+            rows: p.n,
+            k: p.k,
+            vec: p.flags & flags::VEC_B != 0,
+        };
         let mut acc = [[[0.0f32; 4]; NI]; MI];
 
         // prologue: STAGES-1 tiles in flight
@@ -175,9 +197,21 @@ pub unsafe fn mma16<
                     let m = wm0 + i as u32 * 16;
                     *f = if a_kc {
                         // M0: rows 0-7 k 0-7, M1: rows 8-15 k 0-7, M2: rows 0-7 k 8-15, M3: rows 8-15 k 8-15
-                        shared_to_reg_x4(ta + offset16::<BM, BK, PAD>(true, m + lr + (li % 2) * 8, kk + (li / 2) * 8))
+                        shared_to_reg_x4(
+                            ta + offset16::<BM, BK, PAD>(
+                                true,
+                                m + lr + (li % 2) * 8,
+                                kk + (li / 2) * 8,
+                            ),
+                        )
                     } else {
-                        shared_to_reg_x4_trans(ta + offset16::<BM, BK, PAD>(false, m + (li % 2) * 8, kk + lr + (li / 2) * 8))
+                        shared_to_reg_x4_trans(
+                            ta + offset16::<BM, BK, PAD>(
+                                false,
+                                m + (li % 2) * 8,
+                                kk + lr + (li / 2) * 8,
+                            ),
+                        )
                     };
                 }
                 let mut bf = [[0u32; 2]; NI];
@@ -186,9 +220,21 @@ pub unsafe fn mma16<
                     let n = wn0 + j as u32 * 8;
                     // regs: b0,b1 of n-tile j, then b0,b1 of n-tile j+1
                     let r = if b_kc {
-                        shared_to_reg_x4(tb + offset16::<BN, BK, PAD>(true, n + lr + (li / 2) * 8, kk + (li % 2) * 8))
+                        shared_to_reg_x4(
+                            tb + offset16::<BN, BK, PAD>(
+                                true,
+                                n + lr + (li / 2) * 8,
+                                kk + (li % 2) * 8,
+                            ),
+                        )
                     } else {
-                        shared_to_reg_x4_trans(tb + offset16::<BN, BK, PAD>(false, n + (li / 2) * 8, kk + lr + (li % 2) * 8))
+                        shared_to_reg_x4_trans(
+                            tb + offset16::<BN, BK, PAD>(
+                                false,
+                                n + (li / 2) * 8,
+                                kk + lr + (li % 2) * 8,
+                            ),
+                        )
                     };
                     bf[j] = [r[0], r[1]];
                     bf[j + 1] = [r[2], r[3]];
@@ -206,7 +252,13 @@ pub unsafe fn mma16<
         wait_all();
         // all warps must leave the last stage before the next batch item's prologue overwrites it
         sync_threads();
-        epilogue::<T, OUT_F32, MI, NI>(p, &acc, gc, tile.m0 + wm0 + lane / 4, tile.n0 + wn0 + 2 * (lane % 4));
+        epilogue::<T, OUT_F32, MI, NI>(
+            p,
+            &acc,
+            gc,
+            tile.m0 + wm0 + lane / 4,
+            tile.n0 + wn0 + 2 * (lane % 4),
+        );
     }
 }
 
@@ -241,11 +293,19 @@ unsafe fn epilogue<T: Input16, const OUT_F32: bool, const MI: usize, const NI: u
                 let mut y0 = p.alpha * t[(2 * h) as usize];
                 let mut y1 = p.alpha * t[(2 * h + 1) as usize];
                 if !beta_zero {
-                    let c0 = if OUT_F32 { ld_global_f32(addr) } else { T::widen(ld_global_u16(addr)) };
+                    let c0 = if OUT_F32 {
+                        ld_global_f32(addr)
+                    } else {
+                        T::widen(ld_global_u16(addr))
+                    };
                     y0 = fma_rn_f32(p.beta, c0, y0);
                     if two {
                         let at = addr + es;
-                        let c1 = if OUT_F32 { ld_global_f32(at) } else { T::widen(ld_global_u16(at)) };
+                        let c1 = if OUT_F32 {
+                            ld_global_f32(at)
+                        } else {
+                            T::widen(ld_global_u16(at))
+                        };
                         y1 = fma_rn_f32(p.beta, c1, y1);
                     }
                 }

@@ -123,7 +123,11 @@ impl OperandLoader {
             if self.vec && self.rows_left >= 4 {
                 return ld_global_nc_v4_f32(addr);
             }
-            let left = if self.rows_left > 0 { self.rows_left as u32 } else { 0 };
+            let left = if self.rows_left > 0 {
+                self.rows_left as u32
+            } else {
+                0
+            };
             load4_pred(addr, left)
         }
     }
@@ -151,7 +155,13 @@ impl OperandLoader {
 /// The first `min(left, 4)` elements must be readable.
 #[inline(always)]
 unsafe fn load4_pred(addr: u64, left: u32) -> [f32; 4] {
-    let at = |q: u32| if q < left { ld_global_nc_f32(addr + 4 * q as u64) } else { 0.0 };
+    let at = |q: u32| {
+        if q < left {
+            ld_global_nc_f32(addr + 4 * q as u64)
+        } else {
+            0.0
+        }
+    };
     [at(0), at(1), at(2), at(3)]
 }
 
@@ -181,8 +191,24 @@ pub unsafe fn sgemm<const TRANS_A: bool, const TRANS_B: bool>(
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 4, 4);
-        let mut la = OperandLoader::new(ga, p.lda, !TRANS_A, tile.m0, p.m, tid, p.flags & flags::VEC_A != 0);
-        let mut lb = OperandLoader::new(gb, p.ldb, TRANS_B, tile.n0, p.n, tid, p.flags & flags::VEC_B != 0);
+        let mut la = OperandLoader::new(
+            ga,
+            p.lda,
+            !TRANS_A,
+            tile.m0,
+            p.m,
+            tid,
+            p.flags & flags::VEC_A != 0,
+        );
+        let mut lb = OperandLoader::new(
+            gb,
+            p.ldb,
+            TRANS_B,
+            tile.n0,
+            p.n,
+            tid,
+            p.flags & flags::VEC_B != 0,
+        );
 
         let mut acc = [[0.0f32; 8]; 8];
         if ktiles > 0 {

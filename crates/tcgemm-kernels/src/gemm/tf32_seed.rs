@@ -93,8 +93,24 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 4, 4);
-        let ca = TileCopy32 { base: ga, ld: p.lda, k_contig: a_kc, r0: tile.m0, rows: p.m, k: p.k, vec: p.flags & flags::VEC_A != 0 };
-        let cb = TileCopy32 { base: gb, ld: p.ldb, k_contig: b_kc, r0: tile.n0, rows: p.n, k: p.k, vec: p.flags & flags::VEC_B != 0 };
+        let ca = TileCopy32 {
+            base: ga,
+            ld: p.lda,
+            k_contig: a_kc,
+            r0: tile.m0,
+            rows: p.m,
+            k: p.k,
+            vec: p.flags & flags::VEC_A != 0,
+        };
+        let cb = TileCopy32 {
+            base: gb,
+            ld: p.ldb,
+            k_contig: b_kc,
+            r0: tile.n0,
+            rows: p.n,
+            k: p.k,
+            vec: p.flags & flags::VEC_B != 0,
+        };
         let mut acc = [[[0.0f32; 4]; 8]; 2];
 
         if ktiles > 0 {
@@ -149,7 +165,13 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
 /// `c[h·2 + e]` is at row `row0 + 16i + 8h`, column `col0 + 8j + e`. Pairs of adjacent columns are
 /// written with scalar stores (the seed's epilogue); C is not read when `BETA_ZERO`.
 #[inline(always)]
-pub unsafe fn epilogue_m16n8(p: &GemmParams, acc: &[[[f32; 4]; 8]; 2], gc: u64, row0: u32, col0: u32) {
+pub unsafe fn epilogue_m16n8(
+    p: &GemmParams,
+    acc: &[[[f32; 4]; 8]; 2],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+) {
     let beta_zero = p.flags & flags::BETA_ZERO != 0;
     for (i, acc_i) in acc.iter().enumerate() {
         for h in 0..2u32 {

@@ -41,7 +41,13 @@ impl TileCopy32 {
     /// `dst` must point at a shared tile of the layout described in the module docs that nobody reads
     /// until the copies are awaited and a barrier passed; the operand must cover all in-bounds elements.
     #[inline(always)]
-    pub unsafe fn issue<const R: u32, const BK: u32, const KPAD: u32, const RPAD: u32, const THREADS: u32>(
+    pub unsafe fn issue<
+        const R: u32,
+        const BK: u32,
+        const KPAD: u32,
+        const RPAD: u32,
+        const THREADS: u32,
+    >(
         &self,
         dst: u32,
         k0: u32,
@@ -66,15 +72,27 @@ impl TileCopy32 {
             let gk = k0 + kk;
             let (off, left) = if self.k_contig {
                 // valid elements along k from gk, 0 if the row is outside
-                let left = if gr < self.rows && gk < self.k { self.k - gk } else { 0 };
+                let left = if gr < self.rows && gk < self.k {
+                    self.k - gk
+                } else {
+                    0
+                };
                 (gr as u64 * self.ld + gk as u64, left)
             } else {
-                let left = if gk < self.k && gr < self.rows { self.rows - gr } else { 0 };
+                let left = if gk < self.k && gr < self.rows {
+                    self.rows - gr
+                } else {
+                    0
+                };
                 (gk as u64 * self.ld + gr as u64, left)
             };
             let left = if left > 4 { 4 } else { left };
             // out-of-range chunks read nothing; give them the always-valid base address
-            let src = if left == 0 { self.base } else { self.base.wrapping_add(off * 4) };
+            let src = if left == 0 {
+                self.base
+            } else {
+                self.base.wrapping_add(off * 4)
+            };
             let d = dst + s_off;
             if self.vec {
                 global_to_shared_cg_16_zfill(d, src, left * 4);

@@ -32,7 +32,11 @@ pub struct TileCopy16 {
 
 /// Shared byte offset of element `(r, k)` of a tile with `R` rows, depth `BK`, padding `PAD`.
 #[inline(always)]
-pub fn offset16<const R: u32, const BK: u32, const PAD: u32>(k_contig: bool, r: u32, k: u32) -> u32 {
+pub fn offset16<const R: u32, const BK: u32, const PAD: u32>(
+    k_contig: bool,
+    r: u32,
+    k: u32,
+) -> u32 {
     if k_contig {
         (r * (BK + PAD) + k) * 2
     } else {
@@ -66,20 +70,36 @@ impl TileCopy16 {
             let gr = self.r0 + r;
             let gk = k0 + kk;
             let (off, left) = if self.k_contig {
-                let left = if gr < self.rows && gk < self.k { self.k - gk } else { 0 };
+                let left = if gr < self.rows && gk < self.k {
+                    self.k - gk
+                } else {
+                    0
+                };
                 (gr as u64 * self.ld + gk as u64, left)
             } else {
-                let left = if gk < self.k && gr < self.rows { self.rows - gr } else { 0 };
+                let left = if gk < self.k && gr < self.rows {
+                    self.rows - gr
+                } else {
+                    0
+                };
                 (gk as u64 * self.ld + gr as u64, left)
             };
             let left = if left > 8 { 8 } else { left };
             if self.vec {
-                let src = if left == 0 { self.base } else { self.base.wrapping_add(off * 2) };
+                let src = if left == 0 {
+                    self.base
+                } else {
+                    self.base.wrapping_add(off * 2)
+                };
                 global_to_shared_cg_16_zfill(d, src, left * 2);
             } else {
                 let src = self.base.wrapping_add(off * 2);
                 for e in 0..8u32 {
-                    let v = if e < left { ld_global_nc_u16(src + 2 * e as u64) } else { 0 };
+                    let v = if e < left {
+                        ld_global_nc_u16(src + 2 * e as u64)
+                    } else {
+                        0
+                    };
                     st_shared_u16(d + 2 * e, v);
                 }
             }
