@@ -10,7 +10,8 @@
 //!    keeps only that target's kernels from [`KERNELS`] visible (`opt` internalize + globaldce + O3) and
 //!    emits PTX (`llc -mcpu=<cpu>`);
 //! 3. writes `.maxntid`/`.minnctapersm` from the table after each entry, numbers rustc's mangling
-//!    hashes (so the output does not depend on paths), and checks that every listed kernel is there.
+//!    hashes (so the output does not depend on paths), drops llc's `// begin/end inline asm` comment
+//!    lines, and checks that every listed kernel is there.
 //!
 //! The library itself builds on stable Rust: only the PTX build needs the pinned nightly.
 
@@ -635,7 +636,7 @@ fn build_module(
     let table: Vec<KernelSpec> = kernels.iter().map(|k| **k).collect();
     let ptx =
         add_launch_bounds(&ptx, &table).map_err(|message| BuildError::Ptx { target, message })?;
-    let ptx = normalize_symbols(&ptx);
+    let ptx = postprocess::drop_asm_markers(&normalize_symbols(&ptx));
     let present = entry_names(&ptx);
     if let Some(k) = kernels
         .iter()

@@ -82,6 +82,20 @@ pub fn add_launch_bounds(ptx: &str, kernels: &[KernelSpec]) -> Result<String, St
     Ok(out)
 }
 
+/// Drops the `// begin inline asm` / `// end inline asm` comment lines `llc` writes around every
+/// inline `asm!` (a quarter of the lines of a typical module; the PTX is embedded in every binary).
+pub fn drop_asm_markers(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.lines() {
+        let t = line.trim();
+        if t != "// begin inline asm" && t != "// end inline asm" {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// Replaces the hashes rustc puts into mangled names by numbers in order of first appearance, so the
 /// PTX does not depend on where the toolchain or the sources live: v0 crate disambiguators
 /// (`Cs<base62>_` inside `_R...` symbols) and legacy hashes (`17h<16 hex>E` inside `_ZN...` symbols).
@@ -267,6 +281,15 @@ mod tests {
         assert_eq!(entry_names(&out), ["axpy", "noargs"]);
         let err = add_launch_bounds(PTX, &k[..1]).unwrap_err();
         assert!(err.contains("`noargs`"), "{err}");
+    }
+
+    #[test]
+    fn drops_inline_asm_markers_only() {
+        let ptx = "\t// begin inline asm\n\tmma.sync;\n\t// end inline asm\n// Start of file scope inline assembly\n";
+        assert_eq!(
+            drop_asm_markers(ptx),
+            "\tmma.sync;\n// Start of file scope inline assembly\n"
+        );
     }
 
     #[test]
