@@ -1,0 +1,316 @@
+//! `cargo xtask gpu-bundle`: everything a GPU machine without Rust needs to run tcgemm's tests and benches.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tcgemm_build::json::Value;
+use tcgemm_build::{format_report, Target};
+
+use crate::{cargo_messages, fresh_build, kept_path, reports, target_dir};
+
+/// Largest bundle we accept, bytes.
+const LIMIT: u64 = 48 << 20;
+
+const RUN_SH: &str = include_str!("run.sh");
+
+/// An executable cargo built: where it is and what to call it in the bundle.
+struct Exe {
+    kind: String,
+    name: String,
+    path: PathBuf,
+    test: bool,
+}
+
+fn executables(messages: &[Value]) -> Vec<Exe> {
+    messages
+        .iter()
+        .filter(|m| m.get("reason").and_then(Value::as_str) == Some("compiler-artifact"))
+        .filter_map(|m| {
+            let path = m.get("executable").and_then(Value::as_str)?;
+            let target = m.get("target")?;
+            Some(Exe {
+                kind: target
+                    .get("kind")
+                    .map(Value::str_items)
+                    .and_then(|k| k.first().map(|s| s.to_string()))
+                    .unwrap_or_default(),
+                name: target.get("name").and_then(Value::as_str)?.to_string(),
+                path: PathBuf::from(path),
+                test: m
+                    .get("profile")
+                    .and_then(|p| p.get("test"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            })
+        })
+        .collect()
+}
+
+/// Copies `src` to `dir/name` (a free variant of `name`), strips it, returns the destination.
+fn add(dir: &Path, name: &str, src: &Path, strip: Option<&Path>) -> Result<PathBuf, String> {
+    let mut dest = dir.join(name);
+    let mut n = 2;
+    while dest.exists() {
+        dest = dir.join(format!("{name}-{n}"));
+        n += 1;
+    }
+    fs::copy(src, &dest)
+        .map_err(|e| format!("copy {} -> {}: {e}", src.display(), dest.display()))?;
+    if let Some(strip) = strip {
+        let ok = Command::new(strip)
+            .arg("--strip-all")
+            .arg(&dest)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!(
+                "warning: `{} --strip-all {}` failed",
+                strip.display(),
+                dest.display()
+            );
+        }
+    }
+    Ok(dest)
+}
+
+/// `strip`, else the toolchain's `llvm-strip`.
+fn find_strip() -> Option<PathBuf> {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|f| f.is_file())
+        })
+    };
+    if let Some(s) = on_path("strip") {
+        return Some(s);
+    }
+    let out = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    fs::read_dir(sysroot.join("lib/rustlib"))
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("bin/llvm-strip"))
+        .find(|p| p.is_file())
+        .or_else(|| on_path("llvm-strip"))
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| {
+                    let p = e.path();
+                    if p.is_dir() {
+                        dir_size(&p)
+                    } else {
+                        e.metadata().map(|m| m.len()).unwrap_or(0)
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn command_line(program: &str, args: &[&str], root: &Path) -> String {
+    Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
+    if out.exists() {
+        let is_bundle = out.join("run.sh").is_file()
+            || fs::read_dir(out)
+                .map(|mut d| d.next().is_none())
+                .unwrap_or(false);
+        if !is_bundle {
+            return Err(format!(
+                "{} exists and is not a bundle (no run.sh); refusing to replace it",
+                out.display()
+            ));
+        }
+        fs::remove_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    for d in ["tests", "benches", "examples", "ptx"] {
+        fs::create_dir_all(out.join(d)).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let strip = find_strip();
+    if strip.is_none() {
+        eprintln!("warning: neither strip nor llvm-strip found; binaries are not stripped");
+    }
+
+    // PTX: a fresh build when the toolchain can, else the kept copies (what the binaries embed).
+    let ptx_source = match fresh_build(root, "bundle") {
+        Ok(built) => {
+            for (target, path) in built {
+                fs::copy(&path, out.join("ptx").join(target.ptx_file()))
+                    .map_err(|e| e.to_string())?;
+            }
+            "built from source".to_string()
+        }
+        Err(e) => {
+            eprintln!("warning: PTX build from source failed, bundling the kept ptx/: {e}");
+            for t in Target::ALL {
+                fs::copy(kept_path(root, t), out.join("ptx").join(t.ptx_file()))
+                    .map_err(|e| format!("ptx/{}: {e}", t.ptx_file()))?;
+            }
+            "kept copies from ptx/ (source build failed)".to_string()
+        }
+    };
+
+    // Tests (and the examples `cargo test` builds), then benches.
+    let mut files = Vec::new();
+    let tests = cargo_messages(root, &["test", "--release", "--workspace", "--no-run"])?;
+    for exe in executables(&tests) {
+        if exe.test {
+            let name = format!("{}-{}", exe.kind, exe.name);
+            files.push(add(&out.join("tests"), &name, &exe.path, strip.as_deref())?);
+        } else if exe.kind == "example" {
+            files.push(add(
+                &out.join("examples"),
+                &exe.name,
+                &exe.path,
+                strip.as_deref(),
+            )?);
+        }
+    }
+    let benches = cargo_messages(root, &["bench", "--no-run"])?;
+    for exe in executables(&benches)
+        .into_iter()
+        .filter(|e| e.kind == "bench")
+    {
+        files.push(add(
+            &out.join("benches"),
+            &exe.name,
+            &exe.path,
+            strip.as_deref(),
+        )?);
+    }
+    // Examples built some other way (e.g. `cargo build --release --examples`).
+    if let Ok(rd) = fs::read_dir(target_dir(root).join("release/examples")) {
+        let mut found: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| is_uplifted_executable(p))
+            .collect();
+        found.sort();
+        for p in found {
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            if !out.join("examples").join(&name).exists() {
+                files.push(add(&out.join("examples"), &name, &p, strip.as_deref())?);
+            }
+        }
+    }
+
+    // ptxas report of the bundled modules, then compress them (run.sh ptxas reads .ptx.gz).
+    let report = match reports_of(out) {
+        Ok(text) => text,
+        Err(e) => format!("no ptxas report from the build machine: {e}\nrun `./run.sh ptxas` on the GPU machine\n"),
+    };
+    fs::write(out.join("ptxas-report.txt"), &report).map_err(|e| e.to_string())?;
+    for t in Target::ALL {
+        let ptx = out.join("ptx").join(t.ptx_file());
+        let gz = Command::new("gzip").arg("-9n").arg(&ptx).status();
+        if !gz.is_ok_and(|s| s.success()) {
+            eprintln!("warning: gzip failed; {} stays uncompressed", ptx.display());
+        }
+    }
+
+    let run_sh = out.join("run.sh");
+    fs::write(&run_sh, RUN_SH).map_err(|e| e.to_string())?;
+    set_executable(&run_sh)?;
+
+    let mut manifest = format!(
+        "tcgemm GPU bundle\ncommit: {}{}\nrustc: {}\nPTX: {ptx_source}\n\nfiles:\n",
+        command_line("git", &["rev-parse", "HEAD"], root),
+        if command_line("git", &["status", "--porcelain"], root).is_empty() {
+            ""
+        } else {
+            " (working tree modified)"
+        },
+        command_line("rustc", &["--version"], root),
+    );
+    files.sort();
+    for f in &files {
+        let size = fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+        let rel = f.strip_prefix(out).unwrap_or(f);
+        manifest.push_str(&format!("  {:>10}  {}\n", size, rel.display()));
+    }
+    fs::write(out.join("MANIFEST.txt"), manifest).map_err(|e| e.to_string())?;
+
+    let size = dir_size(out);
+    println!(
+        "bundle: {} ({} binaries, PTX {ptx_source}), {:.1} MiB (limit {} MiB)",
+        out.display(),
+        files.len(),
+        size as f64 / (1u64 << 20) as f64,
+        LIMIT >> 20
+    );
+    if size > LIMIT {
+        return Err(format!(
+            "the bundle is {:.1} MiB, over the {} MiB limit",
+            size as f64 / (1u64 << 20) as f64,
+            LIMIT >> 20
+        ));
+    }
+    println!(
+        "run on the GPU machine: {}/run.sh [tests|sanitize|example|bench|ptxas|all|list]",
+        out.display()
+    );
+    Ok(())
+}
+
+/// The ptxas report of the modules in `bundle/ptx`.
+fn reports_of(out: &Path) -> Result<String, String> {
+    let modules: Vec<(Target, PathBuf)> = Target::ALL
+        .iter()
+        .map(|&t| (t, out.join("ptx").join(t.ptx_file())))
+        .collect();
+    Ok(format_report(&reports(&modules)?))
+}
+
+/// An example binary cargo uplifted (`gemm_demo`, not `gemm_demo-<hash>` or `.d` files).
+fn is_uplifted_executable(p: &Path) -> bool {
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if name.contains('-') || name.contains('.') || !p.is_file() {
+        return false;
+    }
+    is_executable(p)
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &Path) -> bool {
+    true
+}
+
+#[cfg(unix)]
+fn set_executable(p: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(p, fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())
+}
+
+#[cfg(not(unix))]
+fn set_executable(_: &Path) -> Result<(), String> {
+    Ok(())
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# tcgemm GPU bundle runner, written by `cargo xtask gpu-bundle`. Needs CUDA at /usr/local/cuda; no Rust.
+#
+# usage: run.sh [MODE] [ARGS...]            (MODE defaults to `tests`)
+#   tests    [ARGS...]       every test binary with --test-threads=1 ARGS (ARGS: a name filter, --ignored, ...)
+#   sanitize [TOOL] [FILTER] [ARGS...]
+#                            every test binary under compute-sanitizer --tool TOOL --error-exitcode 1;
+#                            TOOL: memcheck (default), racecheck, synccheck, initcheck or all (the four in turn);
+#                            FILTER: a libtest name filter (use one: sanitized runs are slow)
+#   example  [ARGS...]       every example binary (gemm_demo) with ARGS
+#   bench    [ARGS...]       every bench binary with --bench ARGS (ARGS: a criterion filter, ...)
+#   ptxas                    CUDA's ptxas -v on the bundled PTX modules (ptx/*.ptx.gz: sm_80, sm_90a)
+#   all      [ARGS...]       tests with ARGS, then ptxas, examples and benches
+#   list                     the binaries in this bundle
+# Each run is logged to $OUT/<mode>-<binary>.log when OUT is set, else to logs/ beside this script.
+# The last line is "N passed, M failed" (libtest counts summed; a binary without libtest counts is one
+# test; a failing exit status counts as a failure); the exit status is non-zero when M > 0.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+export LD_LIBRARY_PATH="$CUDA/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TCGEMM_REQUIRE_GPU=1
+LOGS=${OUT:-$HERE/logs}
+mkdir -p "$LOGS"
+SANITIZER=${COMPUTE_SANITIZER:-$CUDA/bin/compute-sanitizer}
+passed=0
+failed=0
+
+# bins DIR: the executables in DIR, sorted.
+bins() {
+  local f
+  for f in "$HERE/$1"/*; do
+    [ -f "$f" ] && [ -x "$f" ] && printf '%s\n' "$f"
+  done
+}
+
+# run_one LOGNAME CMD...: runs CMD, logs it, adds its counts to the totals.
+run_one() {
+  local log="$LOGS/$1.log"
+  shift
+  echo "=== $*"
+  "$@" </dev/null 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]} p=0 f=0 seen=0 a b
+  while read -r a b; do
+    p=$((p + a))
+    f=$((f + b))
+    seen=1
+  done < <(sed -nE 's/^test result: [A-Za-z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$log")
+  if [ "$seen" = 0 ]; then
+    if [ "$rc" = 0 ]; then p=1; else f=1; fi
+  elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+    f=1
+  fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+  echo "=== $(basename "$log" .log): exit $rc, $p passed, $f failed"
+}
+
+run_tests() {
+  local b
+  while read -r b; do
+    run_one "tests-$(basename "$b")" "$b" --test-threads=1 "$@"
+  done < <(bins tests)
+}
+
+run_sanitize() {
+  local tool=${1:-memcheck}
+  [ $# -gt 0 ] && shift
+  local tools=("$tool") t b
+  [ "$tool" = all ] && tools=(memcheck racecheck synccheck initcheck)
+  if [ ! -x "$SANITIZER" ]; then
+    echo "compute-sanitizer not found at $SANITIZER (set COMPUTE_SANITIZER)"
+    failed=$((failed + 1))
+    return
+  fi
+  for t in "${tools[@]}"; do
+    case "$t" in
+      memcheck | racecheck | synccheck | initcheck) ;;
+      *)
+        echo "unknown sanitizer tool '$t' (memcheck, racecheck, synccheck, initcheck, all)"
+        failed=$((failed + 1))
+        return
+        ;;
+    esac
+    while read -r b; do
+      run_one "sanitize-$t-$(basename "$b")" "$SANITIZER" --tool "$t" --error-exitcode 1 \
+        "$b" --test-threads=1 "$@"
+    done < <(bins tests)
+  done
+}
+
+run_examples() {
+  local b
+  while read -r b; do
+    run_one "example-$(basename "$b")" "$b" "$@"
+  done < <(bins examples)
+}
+
+run_benches() {
+  local b
+  while read -r b; do
+    run_one "bench-$(basename "$b")" "$b" --bench "$@"
+  done < <(bins benches)
+}
+
+run_ptxas() {
+  local f arch name ptx
+  for f in "$HERE"/ptx/*.ptx "$HERE"/ptx/*.ptx.gz; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .gz)
+    name=${name%.ptx}
+    case "$name" in
+      *sm90a*) arch=sm_90a ;;
+      *) arch=sm_80 ;;
+    esac
+    ptx=$f
+    if [ "${f%.gz}" != "$f" ]; then
+      ptx="$LOGS/$name.ptx"
+      gzip -dc "$f" >"$ptx"
+    fi
+    run_one "ptxas-$name" "$CUDA/bin/ptxas" "-arch=$arch" -v "$ptx" -o /dev/null
+  done
+}
+
+mode=${1:-tests}
+[ $# -gt 0 ] && shift
+case "$mode" in
+  tests) run_tests "$@" ;;
+  sanitize) run_sanitize "$@" ;;
+  example | examples) run_examples "$@" ;;
+  bench | benches) run_benches "$@" ;;
+  ptxas) run_ptxas ;;
+  all)
+    run_tests "$@"
+    run_ptxas
+    run_examples
+    run_benches
+    ;;
+  list)
+    for d in tests examples benches; do bins "$d"; done
+    exit 0
+    ;;
+  -h | --help | help)
+    sed -n '2,20p' "$0"
+    exit 0
+    ;;
+  *)
+    echo "unknown mode '$mode'; run.sh help"
+    failed=1
+    ;;
+esac
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
