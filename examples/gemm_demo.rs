@@ -464,6 +464,16 @@ fn sampled_error<I: El, O: El>(
     }
 }
 
+/// Fills C with NaN before a checked run, so an entry the implementation did not write fails the
+/// error check instead of showing the previous run's result.
+fn poison<O: El>(stream: &Arc<CudaStream>, c: &mut CudaSlice<O>) -> Result<(), String> {
+    let nan = vec![O::from_f64(f64::NAN); c.len()];
+    stream
+        .memcpy_htod(&nan, c)
+        .and_then(|()| stream.synchronize())
+        .map_err(|e| format!("poisoning C: {e}"))
+}
+
 /// Median of the times (ms) of `iters` launches of `launch(set)`, after `warmup` launches.
 fn time_runs(
     ctx: &Context,
@@ -561,6 +571,7 @@ fn bench<I: El, O: El>(
                     other => format!("error: {other}"),
                 })
         };
+        poison(&stream, &mut bufs.c[0])?;
         run(&mut bufs, 0)?;
         let c = stream
             .clone_dtoh(&bufs.c[0])
@@ -585,6 +596,7 @@ fn bench<I: El, O: El>(
                 let Buffers { a, b, c, .. } = bufs;
                 cublas_gemm::<I, O>(blas, &stream, args.prec, shape, &a[s], &b[s], &mut c[s])
             };
+            poison(&stream, &mut bufs.c[0])?;
             run(&mut bufs, 0)?;
             let c = stream
                 .clone_dtoh(&bufs.c[0])

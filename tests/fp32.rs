@@ -443,7 +443,7 @@ fn random_shapes() {
     if gpu_all().is_empty() {
         return;
     }
-    const CASES: usize = 64;
+    const CASES: usize = 160;
     for t in 0..CASES {
         let dim = |rng: &mut Rng| {
             if rng.chance(0.15) {

@@ -3,7 +3,8 @@
 //! - [`gpu`] / [`gpu_sm80`]: one [`Context`] per test binary, or `None` (after printing
 //!   `skipped: no CUDA GPU (<why>)`) when the machine has no usable CUDA device. With
 //!   `TCGEMM_REQUIRE_GPU=1` a missing GPU panics instead, so a GPU run cannot pass by skipping.
-//!   A GPU that is present but on which `Context::new` fails always panics.
+//!   A device the library reports as unusable (`NoDevice`, `Unsupported`: older than sm_80) counts
+//!   as no GPU; any other failure of `Context::new` on a present GPU always panics.
 //! - [`Rng`]: PCG32, seeded from `TCGEMM_SEED` (decimal or `0x…`) or the clock; every failure
 //!   message carries the seed, so `TCGEMM_SEED=<seed> cargo test <name>` replays the case.
 //! - [`Problem`] + [`Case`]: host operands with padding, offsets, guards and poisoned C; an f64
@@ -88,6 +89,10 @@ fn init(opts: Option<ContextOptions>) -> Init {
                 if sm80 { ", force_sm80" } else { "" }
             );
             Init::Ready(ctx)
+        }
+        // No usable device after all (e.g. older than compute capability 8.0): skip like no GPU.
+        Ok(Err(e @ (tcgemm::Error::NoDevice(_) | tcgemm::Error::Unsupported(_)))) => {
+            Init::NoGpu(format!("device 0 is not usable: {e}"))
         }
         Ok(Err(e)) => Init::Broken(format!(
             "{n} CUDA device(s) present but creating the context failed: {e}"
