@@ -1,16 +1,9 @@
 //! Kernel entry points: the only code that reads `%tid`/`%ctaid`. Each name is listed in
 //! `config::KERNELS` with its launch shape; the host launches it with one `GemmParams` by value.
 
-use crate::arch::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x};
-#[cfg(not(target_feature = "sm_90a"))]
-use crate::gemm::{
-    mma16::{mma16, Bf16, F16},
-    sgemm::sgemm,
-    tf32_seed::tf32_seed,
-};
-use crate::params::GemmParams;
 
 /// Declares an `extern "ptx-kernel"` entry that forwards to a threadblock body.
+#[allow(unused_macros)] // the sm_90a module has no sm_80 entries
 macro_rules! entry {
     ($(#[$doc:meta])* $name:ident => $body:path) => {
         $(#[$doc])*
@@ -19,7 +12,8 @@ macro_rules! entry {
         /// Launched only by the host crate with the launch shape of its `config::KERNELS` record and
         /// validated parameters.
         #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(p: GemmParams) {
+        pub unsafe extern "ptx-kernel" fn $name(p: $crate::params::GemmParams) {
+            use $crate::arch::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x};
             // batch item: grid y, then z for batches beyond the 65535 limit of y
             let z = block_idx_y() + block_idx_z() * grid_dim_y();
             $body(&p, thread_idx_x(), block_idx_x(), z);
@@ -29,7 +23,11 @@ macro_rules! entry {
 
 #[cfg(not(target_feature = "sm_90a"))]
 mod sm80 {
-    use super::*;
+    use crate::gemm::{
+        mma16::{mma16, Bf16, F16},
+        sgemm::sgemm,
+        tf32_seed::tf32_seed,
+    };
     entry!(/// FP32 SGEMM, A and B not transposed.
         sgemm_nn_128x128x8_t8x8_s2 => sgemm::<false, false>);
     entry!(/// FP32 SGEMM, B transposed.

@@ -19,7 +19,7 @@
     target_arch = "nvptx64",
     feature(abi_ptx, stdarch_nvptx, asm_experimental_arch)
 )]
-#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features, unused_features))]
 
 pub mod config;
 pub mod params;
