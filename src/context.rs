@@ -572,7 +572,7 @@ impl Context {
 
     /// The kernel dispatch picks for `q` (`ptrs: None` assumes aligned buffers).
     fn select(&self, q: &Query, g: &Gemm, ptrs: Option<Ptrs>) -> Result<&'static KernelSpec> {
-        dispatch::select(KERNELS, q, |s| {
+        dispatch::select_sized(KERNELS, q, Some((g, self.caps.sm_count)), |s| {
             self.functions.contains_key(s.name) && dispatch::kernel_accepts(s, g, ptrs)
         })
         .ok_or_else(|| dispatch::no_kernel_error(KERNELS, q, |s| self.why_unusable(s)))

@@ -125,9 +125,32 @@ pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) ->
 ///
 /// Rank decides across maths too, so a low-rank baseline (the seed TF32 kernel) is not taken over
 /// a better exact kernel just because TF32 is allowed; explicit [`Precision::Tf32`] still reaches it.
+#[cfg(test)]
 pub(crate) fn select<'a>(
     specs: &'a [KernelSpec],
     q: &Query,
+    usable: impl Fn(&KernelSpec) -> bool,
+) -> Option<&'a KernelSpec> {
+    select_sized(specs, q, None, usable)
+}
+
+/// Percent (0..=100) of the device's SMs that `spec`'s grid for `g` keeps busy in its first wave
+/// (the block scheduler spreads blocks over idle SMs before doubling up).
+pub(crate) fn fill_percent(spec: &KernelSpec, g: &Gemm, sm_count: u32) -> u32 {
+    let tiles =
+        g.m.div_ceil(spec.block.m.max(1) as usize) * g.n.div_ceil(spec.block.n.max(1) as usize);
+    let blocks = tiles.saturating_mul(g.batch.max(1)) as u128;
+    (blocks * 100 / sm_count.max(1) as u128).min(100) as u32
+}
+
+/// [`select`], aware of the problem size when `sized = Some((g, sm_count))`: a kernel whose first
+/// wave keeps at least 75% of the SMs busy beats one that does not, whatever their
+/// ranks; among kernels that all fall short, the fuller one wins. So a large tile (high rank) is
+/// taken where it keeps every SM busy and a smaller tile where the large one would leave SMs idle.
+pub(crate) fn select_sized<'a>(
+    specs: &'a [KernelSpec],
+    q: &Query,
+    sized: Option<(&Gemm, u32)>,
     usable: impl Fn(&KernelSpec) -> bool,
 ) -> Option<&'a KernelSpec> {
     let preference = |s: &KernelSpec| {
@@ -136,7 +159,14 @@ pub(crate) fn select<'a>(
             .position(|&m| m == s.math)
             .unwrap_or(usize::MAX)
     };
-    let key = |s: &KernelSpec| (s.rank, core::cmp::Reverse(preference(s)));
+    let fill = |s: &KernelSpec| match sized {
+        None => 100,
+        Some((g, sms)) => match fill_percent(s, g, sms) {
+            f if f >= 75 => 100,
+            f => f,
+        },
+    };
+    let key = |s: &KernelSpec| (fill(s), s.rank, core::cmp::Reverse(preference(s)));
     specs
         .iter()
         .filter(|s| q.matches(s) && usable(s))
@@ -434,6 +464,28 @@ mod tests {
         ));
         // Huge values do not overflow.
         assert!(!kernel_accepts(&sm90, &g.lda(usize::MAX), None));
+    }
+
+    #[test]
+    fn size_aware_selection_prefers_filling_the_gpu() {
+        let mut big = spec("big_tile", Elem::F16, Elem::F32, Math::MmaF16F32, 20);
+        big.block = GemmShape::new(128, 256, 32);
+        big.min_blocks_per_sm = 1;
+        let mut small = spec("small_tile", Elem::F16, Elem::F32, Math::MmaF16F32, 10);
+        small.block = GemmShape::new(128, 128, 32);
+        small.min_blocks_per_sm = 2;
+        let t = vec![big, small];
+        let pick = |m: usize, n: usize| {
+            let g = Gemm::new(m, n, 64);
+            let q = query(&g, Elem::F16, Elem::F32, false);
+            select_sized(&t, &q, Some((&g, 132)), |_| true)
+                .unwrap()
+                .name
+        };
+        assert_eq!(pick(8192, 8192), "big_tile"); // both fill: rank
+        assert_eq!(pick(2048, 2048), "big_tile"); // 128 and 256 blocks on 132 SMs: both ≥ 75%
+        assert_eq!(pick(1024, 1024), "small_tile"); // 32 vs 64 blocks: the fuller one
+        assert_eq!(fill_percent(&t[0], &Gemm::new(1024, 1024, 1), 132), 24);
     }
 
     #[test]
