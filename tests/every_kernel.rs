@@ -1,0 +1,83 @@
+//! Every kernel of every loaded module, by name, on one tail shape (no dimension a tile multiple,
+//! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items) and one full-tile shape.
+//! Small on purpose: the GPU bundle runs it under `compute-sanitizer` (memcheck, racecheck,
+//! synccheck, initcheck) with the filter `every_kernel`.
+//!
+//! Tolerances: the FP32 path's (see `tests/fp32.rs`) for FFMA; TF32 relative Frobenius 2e-3
+//! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
+//! roundoff of a 16-bit output (`tests/half.rs`).
+
+mod common;
+
+use common::*;
+use half::{bf16, f16};
+use tcgemm::{Context, Elem, KernelSpec, Math, Precision};
+
+fn tol(spec: &KernelSpec, k: usize) -> f64 {
+    let u = f64::from(f32::EPSILON) / 2.0;
+    let sk = (k.max(1) as f64).sqrt();
+    let acc = match spec.math {
+        Math::Ffma => (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * u),
+        Math::MmaTf32 => 2e-3,
+        _ => (16.0 * u * sk).max(16.0 * u),
+    };
+    let out = match spec.output {
+        Elem::F32 => 0.0,
+        Elem::F16 => 2.0 / 2048.0,
+        Elem::Bf16 => 2.0 / 256.0,
+    };
+    acc + out
+}
+
+fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
+    let (bm, bn, bk) = (
+        spec.block.m as usize,
+        spec.block.n as usize,
+        spec.block.k as usize,
+    );
+    let prec = if spec.math == Math::MmaTf32 {
+        Precision::Tf32
+    } else {
+        Precision::Default
+    };
+    let tail = Problem::new(bm + 3, 2 * bn - 5, 3 * bk + 1)
+        .trans(spec.trans_a, spec.trans_b)
+        .pad_ld(1, 3, 1)
+        .offsets(1, 1, 1)
+        .scale(1.5, -0.5)
+        .batched(2)
+        .precision(prec);
+    let full = Problem::new(2 * bm, 2 * bn, 4 * bk)
+        .trans(spec.trans_a, spec.trans_b)
+        .precision(prec);
+    [("tail".into(), tail), ("full".into(), full)]
+}
+
+fn run<I: TestElem, O: TestElem>(ctx: &Context, spec: &KernelSpec, rng: &mut Rng) {
+    for (label, p) in shapes(spec) {
+        let case = Case::<I, O>::new(format!("{} {label}", spec.name), p, rng);
+        let out = case.run_with(ctx, Some(spec.name));
+        case.verify_on(spec.name, &out, tol(spec, case.p.k));
+    }
+}
+
+#[test]
+fn every_kernel_tail_and_full_shape() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("every_kernel_tail_and_full_shape");
+    let kernels = ctx.kernels();
+    assert!(!kernels.is_empty(), "a GPU context with no runnable kernel");
+    for spec in kernels {
+        match (spec.input, spec.output) {
+            (Elem::F32, Elem::F32) => run::<f32, f32>(ctx, spec, &mut rng),
+            (Elem::F16, Elem::F32) => run::<f16, f32>(ctx, spec, &mut rng),
+            (Elem::F16, Elem::F16) => run::<f16, f16>(ctx, spec, &mut rng),
+            (Elem::Bf16, Elem::F32) => run::<bf16, f32>(ctx, spec, &mut rng),
+            (Elem::Bf16, Elem::Bf16) => run::<bf16, bf16>(ctx, spec, &mut rng),
+            (i, o) => panic!(
+                "kernel {} has a type pair ({i:?} -> {o:?}) this test does not know",
+                spec.name
+            ),
+        }
+    }
+}
