@@ -123,6 +123,9 @@ fn cmd_ptx_check(root: &Path) -> Result<(), String> {
         let kept = fs::read_to_string(&kept_file).unwrap_or_default();
         if kept == fresh {
             println!("ptx/{}: up to date", target.ptx_file());
+        } else if !kept_file.exists() {
+            println!("ptx/{}: MISSING (no kept copy)", target.ptx_file());
+            stale.push(target.ptx_file());
         } else {
             println!("ptx/{}: DIFFERS from a fresh build", target.ptx_file());
             print!("{}", diff_summary(&kept, &fresh));
@@ -133,7 +136,7 @@ fn cmd_ptx_check(root: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "kept PTX is stale ({}); run `cargo xtask ptx` and commit ptx/",
+            "kept PTX is stale or missing ({}); run `cargo xtask ptx` and commit ptx/",
             stale.join(", ")
         ))
     }
@@ -142,9 +145,6 @@ fn cmd_ptx_check(root: &Path) -> Result<(), String> {
 /// A short account of how `kept` and `fresh` differ: kernels added/removed, the changed line range.
 fn diff_summary(kept: &str, fresh: &str) -> String {
     let mut s = String::new();
-    if kept.is_empty() {
-        return "  (no kept copy)\n".to_string();
-    }
     let (ek, ef) = (entry_names(kept), entry_names(fresh));
     let added: Vec<&String> = ef.iter().filter(|e| !ek.contains(e)).collect();
     let removed: Vec<&String> = ek.iter().filter(|e| !ef.contains(e)).collect();
