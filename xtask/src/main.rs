@@ -154,6 +154,26 @@ fn diff_summary(kept: &str, fresh: &str) -> String {
     if !removed.is_empty() {
         s.push_str(&format!("  kernels only in the kept copy: {removed:?}\n"));
     }
+    if let Some(d) = unified_diff(kept, fresh) {
+        let (minus, plus) = d.lines().fold((0, 0), |(m, p), l| {
+            if l.starts_with('-') && !l.starts_with("---") {
+                (m + 1, p)
+            } else if l.starts_with('+') && !l.starts_with("+++") {
+                (m, p + 1)
+            } else {
+                (m, p)
+            }
+        });
+        let hunks = d.lines().filter(|l| l.starts_with("@@")).count();
+        s.push_str(&format!(
+            "  {hunks} hunks: {minus} lines only in the kept copy, {plus} only in the fresh build; first lines of `diff -u kept fresh`:\n"
+        ));
+        for l in d.lines().skip(2).take(30) {
+            s.push_str(&format!("  {l}\n"));
+        }
+        return s;
+    }
+    // No `diff` program: the changed span between the common prefix and suffix.
     let (a, b): (Vec<&str>, Vec<&str>) = (kept.lines().collect(), fresh.lines().collect());
     let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let suffix = a[prefix..]
@@ -162,30 +182,28 @@ fn diff_summary(kept: &str, fresh: &str) -> String {
         .zip(b[prefix..].iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
-    let (ra, rb) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
     s.push_str(&format!(
-        "  kept {} lines, fresh {} lines; lines {}..{} of the kept copy ({} lines) became {} lines\n",
+        "  kept {} lines, fresh {} lines; they differ from line {} to {} lines before the end\n",
         a.len(),
         b.len(),
         prefix + 1,
-        prefix + ra.len(),
-        ra.len(),
-        rb.len()
+        suffix
     ));
-    const SHOW: usize = 8;
-    for l in ra.iter().take(SHOW) {
-        s.push_str(&format!("  - {l}\n"));
-    }
-    if ra.len() > SHOW {
-        s.push_str(&format!("  - ... {} more\n", ra.len() - SHOW));
-    }
-    for l in rb.iter().take(SHOW) {
-        s.push_str(&format!("  + {l}\n"));
-    }
-    if rb.len() > SHOW {
-        s.push_str(&format!("  + ... {} more\n", rb.len() - SHOW));
-    }
     s
+}
+
+/// `diff -u` of two texts, when a `diff` program is available.
+fn unified_diff(kept: &str, fresh: &str) -> Option<String> {
+    let dir = std::env::temp_dir().join(format!("tcgemm-ptx-check-{}", std::process::id()));
+    fs::create_dir_all(&dir).ok()?;
+    let (k, f) = (dir.join("kept.ptx"), dir.join("fresh.ptx"));
+    let out = fs::write(&k, kept)
+        .and_then(|()| fs::write(&f, fresh))
+        .and_then(|()| Command::new("diff").arg("-u").arg(&k).arg(&f).output());
+    let _ = fs::remove_dir_all(&dir);
+    let out = out.ok()?;
+    // diff exits 1 when the files differ, 2 on trouble.
+    (out.status.code() == Some(1)).then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The ptxas reports of `modules`.
