@@ -11,7 +11,10 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtr
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use tcgemm_kernels::config::{find_kernel, KernelSpec, Target, KERNELS};
+use tcgemm_kernels::config::{
+    ceiling_flops_per_trip, find_kernel, KernelSpec, Math, Role, Target, KERNELS,
+};
+use tcgemm_kernels::params::GemmParams;
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
 ///
@@ -705,6 +708,85 @@ impl Context {
         let spec = self.select(&q, g, Some(ptrs))?;
         self.run(spec, g, ptrs)
         // The guards drop here, after the launch: they record the kernel's reads and write.
+    }
+
+    /// Runs the instruction-ceiling microkernel for `math` (only that multiply-accumulate
+    /// instruction, from registers, 8 independent chains per thread or warp) asynchronously on the
+    /// context's stream: `blocks_per_sm × sm_count` blocks of 256 threads, `trips` loop trips each.
+    /// Returns the FLOPs it performs; time it with events to get this GPU's peak for `math`.
+    /// `out` receives one f32 per thread (keeps the work live) and must hold
+    /// `256 · blocks_per_sm · sm_count` elements.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a short `out` or zero sizes; [`Error::Unsupported`] when no
+    /// ceiling kernel exists for `math` (f16 accumulation) or it is not loaded.
+    ///
+    /// ```no_run
+    /// use tcgemm::{Context, Math};
+    /// let ctx = Context::new(0)?;
+    /// let n = 256 * 4 * ctx.capabilities().sm_count as usize;
+    /// let mut out = ctx.stream().alloc_zeros::<f32>(n)?;
+    /// let flops = ctx.instruction_ceiling(Math::MmaF16F32, 4, 1000, &mut out)?;
+    /// ctx.stream().synchronize()?;
+    /// assert!(flops > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn instruction_ceiling<C: DevicePtrMut<f32>>(
+        &self,
+        math: Math,
+        blocks_per_sm: u32,
+        trips: u32,
+        out: &mut C,
+    ) -> Result<u64> {
+        let spec = KERNELS
+            .iter()
+            .find(|k| k.role == Role::Ceiling && k.math == math)
+            .ok_or_else(|| {
+                Error::Unsupported(format!("no instruction-ceiling kernel for {math:?}"))
+            })?;
+        let func = self.functions.get(spec.name).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "ceiling kernel `{}` is not loaded: {}",
+                spec.name,
+                self.why_unusable(spec)
+            ))
+        })?;
+        if blocks_per_sm == 0 || trips == 0 {
+            return Err(invalid("blocks_per_sm, trips", "both must be at least 1"));
+        }
+        let blocks = blocks_per_sm
+            .checked_mul(self.caps.sm_count)
+            .filter(|&b| b <= i32::MAX as u32)
+            .ok_or_else(|| invalid("blocks_per_sm", "too many blocks"))?;
+        let threads = (blocks as usize) * spec.threads as usize;
+        if out.len() < threads {
+            return Err(invalid(
+                "out",
+                format!(
+                    "holds {} f32 but the launch writes {threads} (one per thread)",
+                    out.len()
+                ),
+            ));
+        }
+        let (pc, _write) = out.device_ptr_mut(&self.stream);
+        let p = GemmParams {
+            c: pc,
+            k: trips,
+            alpha: 1.000_001,
+            beta: 1e-7,
+            flags: 0x3c00_3c01,
+            ..GemmParams::default()
+        };
+        let plan = Plan {
+            kernel: spec,
+            grid: (blocks, 1, 1),
+            block: (spec.threads, 1, 1),
+            smem_bytes: 0,
+        };
+        // SAFETY: ceiling kernels take one `GemmParams`; they write only `c[global thread]`, and
+        // `out` was checked to hold one f32 per launched thread; its guard lives across the launch.
+        unsafe { launch::launch(&self.stream, func, &plan, p) }?;
+        Ok(blocks as u64 * trips as u64 * ceiling_flops_per_trip(math, spec.threads))
     }
 
     /// [`Context::gemm`] with the kernel named `kernel` instead of the one dispatch picks (tests

@@ -4,7 +4,7 @@
 
 use crate::error::{invalid, Error, Result};
 use crate::gemm::{Gemm, Precision};
-use tcgemm_kernels::config::{Elem, KernelSpec, Math, Target};
+use tcgemm_kernels::config::{Elem, KernelSpec, Math, Role, Target};
 
 /// What a call needs from a kernel, independent of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +43,7 @@ impl Query {
 
     /// Whether `spec` can run this query, ignoring whether it is loaded.
     pub fn matches(&self, spec: &KernelSpec) -> bool {
-        self.matches_layout(spec) && self.maths.contains(&spec.math)
+        spec.role == Role::Gemm && self.matches_layout(spec) && self.maths.contains(&spec.math)
     }
 }
 
@@ -214,6 +214,15 @@ pub(crate) fn no_kernel_error(
 
 /// Checks that the kernel forced by name fits the call's element types and transposes.
 pub(crate) fn check_forced(spec: &KernelSpec, input: Elem, output: Elem, g: &Gemm) -> Result<()> {
+    if spec.role != Role::Gemm {
+        return Err(invalid(
+            "kernel",
+            format!(
+                "`{}` is an instruction-ceiling microbenchmark, not a GEMM kernel; see Context::instruction_ceiling",
+                spec.name
+            ),
+        ));
+    }
     if spec.input != input || spec.output != output {
         return Err(invalid(
             "kernel",
@@ -257,6 +266,7 @@ mod tests {
             threads: 128,
             min_blocks_per_sm: 1,
             smem_bytes: 0,
+            role: Role::Gemm,
             rank,
         }
     }

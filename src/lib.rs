@@ -39,4 +39,4 @@ pub use context::{Capabilities, Context, ContextOptions, Plan};
 pub use element::Element;
 pub use error::{Error, Result};
 pub use gemm::{Gemm, Precision};
-pub use tcgemm_kernels::config::{Elem, KernelSpec, Math, Target};
+pub use tcgemm_kernels::config::{Elem, KernelSpec, Math, Role, Target};

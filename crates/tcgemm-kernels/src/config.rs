@@ -89,6 +89,34 @@ impl GemmShape {
     }
 }
 
+/// What an entry point is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A GEMM kernel: dispatch may choose it.
+    Gemm,
+    /// An instruction-ceiling microbenchmark (see [`ceiling_flops_per_trip`]): never dispatched.
+    /// `GemmParams::k` is the loop trip count, `c` receives one f32 per thread.
+    Ceiling,
+}
+
+/// Multiply-accumulate instructions per loop trip of a ceiling kernel: per thread for FFMA, per
+/// warp for MMA (8 chains, 4 rounds).
+pub const CEILING_INSTR_PER_TRIP: u64 = 8 * 4;
+
+/// FLOPs one block of a ceiling kernel performs per loop trip.
+pub const fn ceiling_flops_per_trip(math: Math, threads: u32) -> u64 {
+    let per_instr: u64 = match math {
+        Math::Ffma => 2,
+        Math::MmaTf32 => 2 * 16 * 8 * 8,
+        Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16 => 2 * 16 * 8 * 16,
+    };
+    let issuers = match math {
+        Math::Ffma => threads as u64,
+        _ => threads as u64 / 32,
+    };
+    issuers * CEILING_INSTR_PER_TRIP * per_instr
+}
+
 /// One kernel entry point and everything needed to launch it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KernelSpec {
@@ -118,6 +146,8 @@ pub struct KernelSpec {
     pub min_blocks_per_sm: u32,
     /// Dynamic shared memory per block, bytes.
     pub smem_bytes: u32,
+    /// GEMM kernel or microbenchmark.
+    pub role: Role,
     /// Dispatch preference among kernels that can run the same call: the highest rank wins.
     /// Baselines kept for comparison (e.g. the seed TF32 kernel) have a lower rank.
     pub rank: u32,
@@ -156,6 +186,7 @@ const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
         // both carry 64-bit k-strides) needs 141 and spills 24 B under that cap: it runs 1 block/SM.
         min_blocks_per_sm: if trans_a && !trans_b { 1 } else { 2 },
         smem_bytes: SGEMM_SMEM,
+        role: Role::Gemm,
         rank: 10,
     }
 }
@@ -175,6 +206,7 @@ const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSp
         threads: 256,
         min_blocks_per_sm: 2,
         smem_bytes: TF32_SEED_SMEM,
+        role: Role::Gemm,
         rank: 1,
     }
 }
@@ -216,6 +248,7 @@ const fn mma16_128x128(
         threads: 256,
         min_blocks_per_sm: 2,
         smem_bytes: mma16_smem(128, 128, 4),
+        role: Role::Gemm,
         rank: 10,
     }
 }
@@ -237,6 +270,26 @@ const fn mma16_128x256(
         smem_bytes: mma16_smem(128, 256, 3),
         rank: 20,
         ..mma16_128x128(name, input, output, math, trans_a, trans_b)
+    }
+}
+
+const fn ceiling(name: &'static str, input: Elem, math: Math) -> KernelSpec {
+    KernelSpec {
+        name,
+        target: Target::Sm80,
+        input,
+        output: Elem::F32,
+        math,
+        trans_a: false,
+        trans_b: false,
+        block: GemmShape::new(1, 1, 1),
+        warp: GemmShape::new(1, 1, 1),
+        stages: 1,
+        threads: 256,
+        min_blocks_per_sm: 2,
+        smem_bytes: 0,
+        role: Role::Ceiling,
+        rank: 0,
     }
 }
 
@@ -506,6 +559,10 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
         true,
     ),
+    ceiling("ceiling_ffma_f32", Elem::F32, Math::Ffma),
+    ceiling("ceiling_mma_m16n8k8_tf32", Elem::F32, Math::MmaTf32),
+    ceiling("ceiling_mma_m16n8k16_f16", Elem::F16, Math::MmaF16F32),
+    ceiling("ceiling_mma_m16n8k16_bf16", Elem::Bf16, Math::MmaBf16F32),
 ];
 
 /// Looks a kernel up by its name.

@@ -1,7 +1,6 @@
 //! Kernel entry points: the only code that reads `%tid`/`%ctaid`. Each name is listed in
 //! `config::KERNELS` with its launch shape; the host launches it with one `GemmParams` by value.
 
-
 /// Declares an `extern "ptx-kernel"` entry that forwards to a threadblock body.
 #[allow(unused_macros)] // the sm_90a module has no sm_80 entries
 macro_rules! entry {
@@ -24,6 +23,7 @@ macro_rules! entry {
 #[cfg(not(target_feature = "sm_90a"))]
 mod sm80 {
     use crate::gemm::{
+        ceiling,
         mma16::{mma16, Bf16, F16},
         sgemm::sgemm,
         tf32_seed::tf32_seed,
@@ -108,4 +108,12 @@ mod sm80 {
         bf16_bf16_tn_128x256x32_w64x64_s3 => mma16::<Bf16, false, true, false, 128, 256, 2, 4, 3, 4, 8>);
     entry!(/// BF16 inputs, BF16 output, layout tt: 128×256×32 block, 64×64 warps, 3 stages.
         bf16_bf16_tt_128x256x32_w64x64_s3 => mma16::<Bf16, false, true, true, 128, 256, 2, 4, 3, 4, 8>);
+    entry!(/// Instruction ceiling: FFMA only.
+        ceiling_ffma_f32 => ceiling::ffma);
+    entry!(/// Instruction ceiling: `mma.sync.m16n8k8` tf32 only.
+        ceiling_mma_m16n8k8_tf32 => ceiling::mma_tf32);
+    entry!(/// Instruction ceiling: `mma.sync.m16n8k16` f16 only.
+        ceiling_mma_m16n8k16_f16 => ceiling::mma_f16);
+    entry!(/// Instruction ceiling: `mma.sync.m16n8k16` bf16 only.
+        ceiling_mma_m16n8k16_bf16 => ceiling::mma_bf16);
 }

@@ -1,6 +1,7 @@
 //! Threadblock-level GEMM building blocks: grid rasterization, operand addressing, mainloops and
 //! epilogues. Components take indices as arguments; only `kernels` reads `%tid`/`%ctaid`.
 
+pub mod ceiling;
 pub mod mma16;
 pub mod raster;
 pub mod sgemm;
