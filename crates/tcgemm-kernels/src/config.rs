@@ -293,6 +293,47 @@ const fn ceiling(name: &'static str, input: Elem, math: Math) -> KernelSpec {
     }
 }
 
+/// Dynamic shared memory of the multistage TF32 kernels: per stage the larger operand layout
+/// (`R×(32+4)` or `32×(R+8)` floats) for A and for B. Mirrors `gemm::mma_tf32::smem_bytes`.
+pub const fn mma_tf32_smem(bm: u32, bn: u32, stages: u32) -> u32 {
+    const fn tile(r: u32) -> u32 {
+        max_u32(r * (32 + 4) * 4, 32 * (r + 8) * 4)
+    }
+    stages * (tile(bm) + tile(bn))
+}
+
+const fn mma_tf32_128x256(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
+    KernelSpec {
+        block: GemmShape::new(128, 256, 32),
+        warp: GemmShape::new(64, 64, 8),
+        stages: 3,
+        min_blocks_per_sm: 1,
+        smem_bytes: mma_tf32_smem(128, 256, 3),
+        rank: 20,
+        ..mma_tf32_128x128(name, trans_a, trans_b)
+    }
+}
+
+const fn mma_tf32_128x128(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
+    KernelSpec {
+        name,
+        target: Target::Sm80,
+        input: Elem::F32,
+        output: Elem::F32,
+        math: Math::MmaTf32,
+        trans_a,
+        trans_b,
+        block: GemmShape::new(128, 128, 32),
+        warp: GemmShape::new(64, 32, 8),
+        stages: 3,
+        threads: 256,
+        min_blocks_per_sm: 2,
+        smem_bytes: mma_tf32_smem(128, 128, 3),
+        role: Role::Gemm,
+        rank: 10,
+    }
+}
+
 /// Every kernel entry point tcgemm builds.
 pub const KERNELS: &[KernelSpec] = &[
     sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
@@ -559,6 +600,14 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
         true,
     ),
+    mma_tf32_128x256("tf32_nn_128x256x32_w64x64_s3", false, false),
+    mma_tf32_128x256("tf32_nt_128x256x32_w64x64_s3", false, true),
+    mma_tf32_128x256("tf32_tn_128x256x32_w64x64_s3", true, false),
+    mma_tf32_128x256("tf32_tt_128x256x32_w64x64_s3", true, true),
+    mma_tf32_128x128("tf32_nn_128x128x32_w64x32_s3", false, false),
+    mma_tf32_128x128("tf32_nt_128x128x32_w64x32_s3", false, true),
+    mma_tf32_128x128("tf32_tn_128x128x32_w64x32_s3", true, false),
+    mma_tf32_128x128("tf32_tt_128x128x32_w64x32_s3", true, true),
     ceiling("ceiling_ffma_f32", Elem::F32, Math::Ffma),
     ceiling("ceiling_mma_m16n8k8_tf32", Elem::F32, Math::MmaTf32),
     ceiling("ceiling_mma_m16n8k16_f16", Elem::F16, Math::MmaF16F32),

@@ -25,6 +25,7 @@ mod sm80 {
     use crate::gemm::{
         ceiling,
         mma16::{mma16, Bf16, F16},
+        mma_tf32::mma_tf32,
         sgemm::sgemm,
         tf32_seed::tf32_seed,
     };
@@ -116,4 +117,20 @@ mod sm80 {
         ceiling_mma_m16n8k16_f16 => ceiling::mma_f16);
     entry!(/// Instruction ceiling: `mma.sync.m16n8k16` bf16 only.
         ceiling_mma_m16n8k16_bf16 => ceiling::mma_bf16);
+    entry!(/// TF32 nn: 128x256x32_w64x64_s3.
+        tf32_nn_128x256x32_w64x64_s3 => mma_tf32::<false, false, 128, 256, 2, 4, 3, 4, 8>);
+    entry!(/// TF32 nt: 128x256x32_w64x64_s3.
+        tf32_nt_128x256x32_w64x64_s3 => mma_tf32::<false, true, 128, 256, 2, 4, 3, 4, 8>);
+    entry!(/// TF32 tn: 128x256x32_w64x64_s3.
+        tf32_tn_128x256x32_w64x64_s3 => mma_tf32::<true, false, 128, 256, 2, 4, 3, 4, 8>);
+    entry!(/// TF32 tt: 128x256x32_w64x64_s3.
+        tf32_tt_128x256x32_w64x64_s3 => mma_tf32::<true, true, 128, 256, 2, 4, 3, 4, 8>);
+    entry!(/// TF32 nn: 128x128x32_w64x32_s3.
+        tf32_nn_128x128x32_w64x32_s3 => mma_tf32::<false, false, 128, 128, 2, 4, 3, 4, 4>);
+    entry!(/// TF32 nt: 128x128x32_w64x32_s3.
+        tf32_nt_128x128x32_w64x32_s3 => mma_tf32::<false, true, 128, 128, 2, 4, 3, 4, 4>);
+    entry!(/// TF32 tn: 128x128x32_w64x32_s3.
+        tf32_tn_128x128x32_w64x32_s3 => mma_tf32::<true, false, 128, 128, 2, 4, 3, 4, 4>);
+    entry!(/// TF32 tt: 128x128x32_w64x32_s3.
+        tf32_tt_128x128x32_w64x32_s3 => mma_tf32::<true, true, 128, 128, 2, 4, 3, 4, 4>);
 }

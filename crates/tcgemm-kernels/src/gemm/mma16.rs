@@ -266,7 +266,7 @@ pub unsafe fn mma16<
 /// `row0 + 16i + 8h`, column `col0 + 8j + e`. Column pairs are written together when `VEC_C`
 /// (8 bytes for f32, 4 for 16-bit); C is not read when `BETA_ZERO`.
 #[inline(always)]
-unsafe fn epilogue<T: Input16, const OUT_F32: bool, const MI: usize, const NI: usize>(
+pub unsafe fn epilogue<T: Input16, const OUT_F32: bool, const MI: usize, const NI: usize>(
     p: &GemmParams,
     acc: &[[[f32; 4]; NI]; MI],
     gc: u64,

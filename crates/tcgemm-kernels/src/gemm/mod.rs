@@ -3,6 +3,7 @@
 
 pub mod ceiling;
 pub mod mma16;
+pub mod mma_tf32;
 pub mod raster;
 pub mod sgemm;
 pub mod tf32_seed;
