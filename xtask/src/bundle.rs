@@ -71,6 +71,16 @@ fn add(dir: &Path, name: &str, src: &Path, strip: Option<&Path>) -> Result<PathB
             );
         }
     }
+    // Every binary embeds the PTX modules as text: gzip shrinks them ~5×, keeping the bundle
+    // under the device tool's size limit. run.sh unpacks them before anything runs.
+    let ok = Command::new("gzip")
+        .args(["-9", "-n", "-f"])
+        .arg(&dest)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return Err(format!("gzip {} failed", dest.display()));
+    }
     Ok(dest)
 }
 
