@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use tcgemm::{ContextOptions, Elem, Math, Precision, Target};
+use tcgemm::{ContextOptions, Elem, Math, Precision, Role, Target};
 
 /// Tolerance on the relative Frobenius error of FP32 results with inner dimension `k`.
 ///
@@ -379,7 +379,12 @@ fn every_fp32_kernel_by_name() {
         let kernels: Vec<_> = ctx
             .kernels()
             .into_iter()
-            .filter(|k| k.input == Elem::F32 && k.output == Elem::F32 && k.math == Math::Ffma)
+            .filter(|k| {
+                k.role == Role::Gemm
+                    && k.input == Elem::F32
+                    && k.output == Elem::F32
+                    && k.math == Math::Ffma
+            })
             .collect();
         assert!(!kernels.is_empty(), "[{name}] no FFMA f32 kernel available");
         for k in kernels {

@@ -18,7 +18,7 @@ mod common;
 
 use common::*;
 use half::{bf16, f16};
-use tcgemm::{Context, Elem};
+use tcgemm::{Context, Elem, Role};
 
 const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
 
@@ -60,7 +60,8 @@ fn kernels<I: TestElem, O: TestElem>(ta: bool, tb: bool) -> Vec<&'static str> {
     let v: Vec<_> = tcgemm_kernels::config::KERNELS
         .iter()
         .filter(|k| {
-            k.input == elem_of::<I>()
+            k.role == Role::Gemm
+                && k.input == elem_of::<I>()
                 && k.output == elem_of::<O>()
                 && k.trans_a == ta
                 && k.trans_b == tb

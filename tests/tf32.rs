@@ -16,7 +16,7 @@
 mod common;
 
 use common::*;
-use tcgemm::{Context, Elem, Math, Precision};
+use tcgemm::{Context, Elem, Math, Precision, Role};
 
 const U_TF32: f64 = 1.0 / 2048.0;
 const TOL_FRO: f64 = 2e-3;
