@@ -37,7 +37,11 @@ fn tf32_kernels(ta: bool, tb: bool) -> Vec<&'static str> {
     let v: Vec<_> = tcgemm_kernels::config::KERNELS
         .iter()
         .filter(|k| {
-            k.math == Math::MmaTf32 && k.trans_a == ta && k.trans_b == tb && k.input == Elem::F32
+            k.role == Role::Gemm
+                && k.math == Math::MmaTf32
+                && k.trans_a == ta
+                && k.trans_b == tb
+                && k.input == Elem::F32
         })
         .map(|k| k.name)
         .collect();
