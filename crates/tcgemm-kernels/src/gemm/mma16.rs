@@ -122,7 +122,7 @@ pub unsafe fn mma16<
     bid: u32,
     z: u32,
 ) {
-    const { assert!(NI % 2 == 0) };
+    const { assert!(NI.is_multiple_of(2)) };
     const { assert!(smem_bytes(BM, BN, STAGES) == crate::config::mma16_smem(BM, BN, STAGES)) };
     let threads: u32 = WARPS_M * WARPS_N * 32;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
@@ -265,6 +265,10 @@ pub unsafe fn mma16<
 /// `C = alpha·acc + beta·C` from `MI×NI` m16n8 tiles: tile `(i, j)` element `c[2h + e]` is at row
 /// `row0 + 16i + 8h`, column `col0 + 8j + e`. Column pairs are written together when `VEC_C`
 /// (8 bytes for f32, 4 for 16-bit); C is not read when `BETA_ZERO`.
+///
+/// # Safety
+/// `gc` is batch item's C in the global window and `p` validated by the host: every in-bounds
+/// `(row, col)` lies inside C's buffer.
 #[inline(always)]
 pub unsafe fn epilogue<T: Input16, const OUT_F32: bool, const MI: usize, const NI: usize>(
     p: &GemmParams,

@@ -126,7 +126,7 @@ pub unsafe fn mma_tf32<
     bid: u32,
     z: u32,
 ) {
-    const { assert!(NI % 2 == 0) };
+    const { assert!(NI.is_multiple_of(2)) };
     const { assert!(smem_bytes(BM, BN, STAGES) == crate::config::mma_tf32_smem(BM, BN, STAGES)) };
     const { assert!(WARPS_M * WARPS_N * 32 == 256) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);

@@ -114,7 +114,7 @@ impl OperandLoader {
                 return ld_global_nc_v4_f32(addr);
             }
             // elements left along k from kbase (k ≥ 1; kbase may be past it)
-            let left = if kbase < k { k - kbase } else { 0 };
+            let left = k.saturating_sub(kbase);
             load4_pred(addr, left)
         } else {
             if kbase >= k {

@@ -164,6 +164,10 @@ pub unsafe fn tf32_seed<const TRANS_A: bool, const TRANS_B: bool>(
 /// Writes `C = alpha·acc + beta·C` from `2×8` m16n8 accumulator tiles: tile `(i, j)` element
 /// `c[h·2 + e]` is at row `row0 + 16i + 8h`, column `col0 + 8j + e`. Pairs of adjacent columns are
 /// written with scalar stores (the seed's epilogue); C is not read when `BETA_ZERO`.
+///
+/// # Safety
+/// `gc` is the batch item's C in the global window and `p` validated by the host: every in-bounds
+/// `(row, col)` lies inside C's buffer.
 #[inline(always)]
 pub unsafe fn epilogue_m16n8(
     p: &GemmParams,
