@@ -10,7 +10,7 @@
 //! stage `(t−1) % STAGES` (one `bar.sync`), issue the copies of tile `t+STAGES−1` into that freed stage,
 //! then multiply stage `t % STAGES`.
 
-use super::tile_io16::{offset16, TileCopy16};
+use super::tile_loader::TileLoader;
 use super::{batch_bases, raster::tile_of_block};
 use crate::arch::convert::{
     bf16_to_f32, f16_to_f32, f32x2_to_bf16x2_rn, f32x2_to_f16x2_rn, fma_rn_f32,
@@ -46,6 +46,20 @@ pub const fn tile_bytes(r: u32) -> u32 {
 /// Dynamic shared memory of a `BM×BN` configuration with `stages` stages.
 pub const fn smem_bytes(bm: u32, bn: u32, stages: u32) -> u32 {
     stages * (tile_bytes(bm) + tile_bytes(bn))
+}
+
+/// Shared byte offset of element `(r, k)` of a tile with `R` rows, depth `BK`, padding `PAD`.
+#[inline(always)]
+pub fn offset16<const R: u32, const BK: u32, const PAD: u32>(
+    k_contig: bool,
+    r: u32,
+    k: u32,
+) -> u32 {
+    if k_contig {
+        (r * (BK + PAD) + k) * 2
+    } else {
+        (k * (R + PAD) + r) * 2
+    }
 }
 
 /// The 16-bit input type: selects the MMA instruction and conversions.
@@ -124,7 +138,7 @@ pub unsafe fn mma16<
 ) {
     const { assert!(NI.is_multiple_of(2)) };
     const { assert!(smem_bytes(BM, BN, STAGES) == crate::config::mma16_smem(BM, BN, STAGES)) };
-    let threads: u32 = WARPS_M * WARPS_N * 32;
+    const { assert!(WARPS_M * WARPS_N * 32 == 256) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
@@ -146,24 +160,26 @@ pub unsafe fn mma16<
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
-        let ca = TileCopy16 {
-            base: ga,
-            ld: p.lda,
-            k_contig: a_kc,
-            r0: tile.m0,
-            rows: p.m,
-            k: p.k,
-            vec: p.flags & flags::VEC_A != 0,
-        };
-        let cb = TileCopy16 {
-            base: gb,
-            ld: p.ldb,
-            k_contig: b_kc,
-            r0: tile.n0,
-            rows: p.n,
-            k: p.k,
-            vec: p.flags & flags::VEC_B != 0,
-        };
+        let ca = TileLoader::new::<BM, BK, PAD, PAD, 256, 2>(
+            ga,
+            p.lda,
+            a_kc,
+            tile.m0,
+            p.m,
+            p.k,
+            p.flags & flags::VEC_A != 0,
+            tid,
+        );
+        let cb = TileLoader::new::<BN, BK, PAD, PAD, 256, 2>(
+            gb,
+            p.ldb,
+            b_kc,
+            tile.n0,
+            p.n,
+            p.k,
+            p.flags & flags::VEC_B != 0,
+            tid,
+        );
         let mut acc = [[[0.0f32; 4]; NI]; MI];
 
         // prologue: STAGES-1 tiles in flight
@@ -171,8 +187,8 @@ pub unsafe fn mma16<
         while s < STAGES - 1 {
             if s < ktiles {
                 let st = smem + s * stage_bytes;
-                ca.issue::<BM, BK, PAD>(st, s * BK, tid, threads);
-                cb.issue::<BN, BK, PAD>(st + a_bytes, s * BK, tid, threads);
+                ca.issue::<BM, BK, 256, 2>(st, s);
+                cb.issue::<BN, BK, 256, 2>(st + a_bytes, s);
             }
             commit_group();
             s += 1;
@@ -184,8 +200,8 @@ pub unsafe fn mma16<
             let nt = kt + STAGES - 1;
             if nt < ktiles {
                 let st = smem + (nt % STAGES) * stage_bytes;
-                ca.issue::<BM, BK, PAD>(st, nt * BK, tid, threads);
-                cb.issue::<BN, BK, PAD>(st + a_bytes, nt * BK, tid, threads);
+                ca.issue::<BM, BK, 256, 2>(st, nt);
+                cb.issue::<BN, BK, 256, 2>(st + a_bytes, nt);
             }
             commit_group();
             let ta = smem + (kt % STAGES) * stage_bytes;

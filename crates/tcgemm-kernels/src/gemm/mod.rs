@@ -8,7 +8,7 @@ pub mod raster;
 pub mod sgemm;
 pub mod tf32_seed;
 pub mod tile_io;
-pub mod tile_io16;
+pub mod tile_loader;
 
 use crate::params::GemmParams;
 

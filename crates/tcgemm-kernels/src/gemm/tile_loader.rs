@@ -1,0 +1,185 @@
+//! Global → shared tile loader for the multistage kernels, with every per-thread address and
+//! predicate computed once per block, so an interior k-tile costs each thread one 64-bit add, one
+//! 32-bit add and one `cp.async.cg … 16` per 16-byte chunk.
+//!
+//! Layouts as in [`super::tile_io`]: a k-contiguous operand (A not transposed, B transposed) is kept
+//! as `smem[r][BK + KPAD]`, an r-contiguous one as `smem[k][R + RPAD]`, with elements of `EB` bytes
+//! and 16-byte chunks of `16/EB` elements along the contiguous dimension. Thread `t` copies chunks
+//! `t, t + THREADS, t + 2·THREADS, …`; because `THREADS` is a multiple of the chunks per shared row,
+//! its chunks share their contiguous offset and differ by a fixed number of rows (k-contiguous) or
+//! k indices (r-contiguous), i.e. by a fixed global and shared stride.
+//!
+//! Edges: the fast path needs a k-tile fully inside K, every chunk's row inside the matrix
+//! (k-contiguous) or 16/EB valid elements from the chunk on (r-contiguous), and 16-byte access
+//! allowed by the host (`vec`). Otherwise each chunk goes with `cp.async … 16, src_bytes`
+//! (zero-filling past the edge) or, without 16-byte alignment, element by element
+//! (`cp.async.ca … 4` for 4-byte elements; `ld.global.nc.u16` + `st.shared.u16` for 2-byte ones).
+
+use crate::arch::cp_async::{
+    global_to_shared_ca_4_zfill, global_to_shared_cg_16, global_to_shared_cg_16_zfill,
+};
+use crate::arch::global::ld_global_nc_u16;
+use crate::arch::smem::st_shared_u16;
+
+/// One thread's share of an operand's tile copies.
+#[derive(Clone, Copy)]
+pub struct TileLoader {
+    /// Global address of the operand's batch item (a valid address for reads of 0 bytes).
+    base: u64,
+    /// Global address of this thread's first chunk at k-tile 0.
+    src0: u64,
+    /// Global bytes between this thread's consecutive chunks.
+    istep: u64,
+    /// Global bytes per k-tile.
+    kstep: u64,
+    /// Shared byte offset of the first chunk within an operand tile.
+    dst0: u32,
+    /// Shared bytes between consecutive chunks.
+    dstep: u32,
+    /// The operand's k index is contiguous in memory.
+    k_contig: bool,
+    /// First chunk: global row (along M or N) and k offset within the tile.
+    r: u32,
+    kk: u32,
+    /// Rows (k-contiguous) or k indices (r-contiguous) between consecutive chunks.
+    step: u32,
+    rows: u32,
+    k: u32,
+    vec: bool,
+    /// Every chunk's rows are inside the matrix (see the module docs).
+    rows_full: bool,
+}
+
+impl TileLoader {
+    /// Per-thread state for an `R × BK` operand tile at row `r0` of an operand with `rows` rows,
+    /// inner dimension `k` and leading dimension `ld` (elements of `EB` bytes).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn new<
+        const R: u32,
+        const BK: u32,
+        const KPAD: u32,
+        const RPAD: u32,
+        const THREADS: u32,
+        const EB: u32,
+    >(
+        base: u64,
+        ld: u64,
+        k_contig: bool,
+        r0: u32,
+        rows: u32,
+        k: u32,
+        vec: bool,
+        tid: u32,
+    ) -> Self {
+        let epc = 16 / EB;
+        let eb = EB as u64;
+        let per_thread = R * BK / epc / THREADS;
+        if k_contig {
+            let per_row = BK / epc;
+            let (r, kk) = (r0 + tid / per_row, (tid % per_row) * epc);
+            let step = THREADS / per_row;
+            let last = r + (per_thread - 1) * step;
+            TileLoader {
+                base,
+                src0: base.wrapping_add((r as u64 * ld + kk as u64) * eb),
+                istep: step as u64 * ld * eb,
+                kstep: BK as u64 * eb,
+                dst0: ((tid / per_row) * (BK + KPAD) + kk) * EB,
+                dstep: step * (BK + KPAD) * EB,
+                k_contig,
+                r,
+                kk,
+                step,
+                rows,
+                k,
+                vec,
+                rows_full: last < rows,
+            }
+        } else {
+            let per_row = R / epc;
+            let (kk, rr) = (tid / per_row, (tid % per_row) * epc);
+            let r = r0 + rr;
+            let step = THREADS / per_row;
+            TileLoader {
+                base,
+                src0: base.wrapping_add((kk as u64 * ld + r as u64) * eb),
+                istep: step as u64 * ld * eb,
+                kstep: BK as u64 * ld * eb,
+                dst0: (kk * (R + RPAD) + rr) * EB,
+                dstep: step * (R + RPAD) * EB,
+                k_contig,
+                r,
+                kk,
+                step,
+                rows,
+                k,
+                vec,
+                rows_full: r + epc <= rows,
+            }
+        }
+    }
+
+    /// Issues this thread's copies of k-tile `kt` into the operand tile at shared address `tile`.
+    ///
+    /// # Safety
+    /// `tile` must be an operand tile of the documented layout that nobody reads until the copies
+    /// are awaited and a barrier passed; the operand must cover every in-bounds element.
+    #[inline(always)]
+    pub unsafe fn issue<const R: u32, const BK: u32, const THREADS: u32, const EB: u32>(
+        &self,
+        tile: u32,
+        kt: u32,
+    ) {
+        let epc = 16 / EB;
+        let per_thread = R * BK / epc / THREADS;
+        let k0 = kt * BK;
+        let mut src = self.src0.wrapping_add(kt as u64 * self.kstep);
+        let mut dst = tile + self.dst0;
+        if self.vec && self.rows_full && k0 + BK <= self.k {
+            for _ in 0..per_thread {
+                global_to_shared_cg_16(dst, src);
+                src = src.wrapping_add(self.istep);
+                dst += self.dstep;
+            }
+            return;
+        }
+        for i in 0..per_thread {
+            let (r, kk) = if self.k_contig {
+                (self.r + i * self.step, self.kk)
+            } else {
+                (self.r, self.kk + i * self.step)
+            };
+            let gk = k0 + kk;
+            let left = if r >= self.rows || gk >= self.k {
+                0
+            } else if self.k_contig {
+                self.k - gk
+            } else {
+                self.rows - r
+            };
+            let left = if left > epc { epc } else { left };
+            if self.vec {
+                let s = if left == 0 { self.base } else { src };
+                global_to_shared_cg_16_zfill(dst, s, left * 16 / epc);
+            } else if EB == 4 {
+                for e in 0..4u32 {
+                    let ok = e < left;
+                    let s = if ok { src + 4 * e as u64 } else { self.base };
+                    global_to_shared_ca_4_zfill(dst + 4 * e, s, if ok { 4 } else { 0 });
+                }
+            } else {
+                for e in 0..8u32 {
+                    let v = if e < left {
+                        ld_global_nc_u16(src + 2 * e as u64)
+                    } else {
+                        0
+                    };
+                    st_shared_u16(dst + 2 * e, v);
+                }
+            }
+            src = src.wrapping_add(self.istep);
+            dst += self.dstep;
+        }
+    }
+}
