@@ -110,6 +110,58 @@ impl Input16 for Bf16 {
     }
 }
 
+/// Loads the A fragments (`MI` m16 tiles) and B fragments (`NI` n8 tiles) of k-step `kk` of the
+/// stage at `stage` (A tile, then B tile at `a_bytes`) with `ldmatrix.x4` (`.trans` for operands
+/// kept r-contiguous).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn load_frags<const BM: u32, const BN: u32, const MI: usize, const NI: usize>(
+    af: &mut [[u32; 4]; MI],
+    bf: &mut [[u32; 2]; NI],
+    stage: u32,
+    a_bytes: u32,
+    a_kc: bool,
+    b_kc: bool,
+    wm0: u32,
+    wn0: u32,
+    kk: u32,
+    lane: u32,
+) {
+    let (li, lr) = (lane / 8, lane % 8);
+    let ta = stage;
+    let tb = stage + a_bytes;
+    for (i, f) in af.iter_mut().enumerate() {
+        let m = wm0 + i as u32 * 16;
+        // M0: rows 0-7 k 0-7, M1: rows 8-15 k 0-7, M2: rows 0-7 k 8-15, M3: rows 8-15 k 8-15
+        *f = if a_kc {
+            shared_to_reg_x4(
+                ta + offset16::<BM, BK, PAD>(true, m + lr + (li % 2) * 8, kk + (li / 2) * 8),
+            )
+        } else {
+            shared_to_reg_x4_trans(
+                ta + offset16::<BM, BK, PAD>(false, m + (li % 2) * 8, kk + lr + (li / 2) * 8),
+            )
+        };
+    }
+    let mut j = 0;
+    while j < NI {
+        let n = wn0 + j as u32 * 8;
+        // regs: b0, b1 of n-tile j, then b0, b1 of n-tile j+1
+        let r = if b_kc {
+            shared_to_reg_x4(
+                tb + offset16::<BN, BK, PAD>(true, n + lr + (li / 2) * 8, kk + (li % 2) * 8),
+            )
+        } else {
+            shared_to_reg_x4_trans(
+                tb + offset16::<BN, BK, PAD>(false, n + (li / 2) * 8, kk + lr + (li % 2) * 8),
+            )
+        };
+        bf[j] = [r[0], r[1]];
+        bf[j + 1] = [r[2], r[3]];
+        j += 2;
+    }
+}
+
 /// Computes the block's output tile of batch item `z`.
 ///
 /// `OUT_F32`: C is f32; otherwise C has the input type (rounded once, at the end).
@@ -182,7 +234,7 @@ pub unsafe fn mma16<
         );
         let mut acc = [[[0.0f32; 4]; NI]; MI];
 
-        // prologue: STAGES-1 tiles in flight
+        // Prologue: STAGES-1 tiles in flight, wait for tile 0, load its first fragments.
         let mut s = 0;
         while s < STAGES - 1 {
             if s < ktiles {
@@ -193,77 +245,148 @@ pub unsafe fn mma16<
             commit_group();
             s += 1;
         }
-        let mut kt = 0;
-        while kt < ktiles {
+        if MI * NI >= 32 {
+            // 64×64 warp tiles (~210 registers, 1 block/SM): fragments double-buffered in registers.
             wait_group_n(STAGES - 2);
             sync_threads();
-            let nt = kt + STAGES - 1;
-            if nt < ktiles {
-                let st = smem + (nt % STAGES) * stage_bytes;
-                ca.issue::<BM, BK, 256, 2>(st, nt);
-                cb.issue::<BN, BK, 256, 2>(st + a_bytes, nt);
+            // Fragments are double-buffered in registers: while the MMAs of k-step `kk` run, the
+            // fragments of the next k-step (of this tile, or the first of the next tile) are loading.
+            let mut af = [[[0u32; 4]; MI]; 2];
+            let mut bf = [[[0u32; 2]; NI]; 2];
+            if ktiles > 0 {
+                load_frags::<BM, BN, MI, NI>(
+                    &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
+                );
             }
-            commit_group();
-            let ta = smem + (kt % STAGES) * stage_bytes;
-            let tb = ta + a_bytes;
-            let mut kk = 0;
-            while kk < BK {
-                let mut af = [[0u32; 4]; MI];
-                for (i, f) in af.iter_mut().enumerate() {
-                    let m = wm0 + i as u32 * 16;
-                    *f = if a_kc {
-                        // M0: rows 0-7 k 0-7, M1: rows 8-15 k 0-7, M2: rows 0-7 k 8-15, M3: rows 8-15 k 8-15
-                        shared_to_reg_x4(
-                            ta + offset16::<BM, BK, PAD>(
-                                true,
-                                m + lr + (li % 2) * 8,
-                                kk + (li / 2) * 8,
-                            ),
-                        )
-                    } else {
-                        shared_to_reg_x4_trans(
-                            ta + offset16::<BM, BK, PAD>(
-                                false,
-                                m + (li % 2) * 8,
-                                kk + lr + (li / 2) * 8,
-                            ),
-                        )
-                    };
+            let ksteps = BK / 16;
+            let mut kt = 0;
+            while kt < ktiles {
+                // Refill the stage every warp finished reading before the last barrier.
+                let nt = kt + STAGES - 1;
+                if nt < ktiles {
+                    let st = smem + (nt % STAGES) * stage_bytes;
+                    ca.issue::<BM, BK, 256, 2>(st, nt);
+                    cb.issue::<BN, BK, 256, 2>(st + a_bytes, nt);
                 }
-                let mut bf = [[0u32; 2]; NI];
-                let mut j = 0;
-                while j < NI {
-                    let n = wn0 + j as u32 * 8;
-                    // regs: b0,b1 of n-tile j, then b0,b1 of n-tile j+1
-                    let r = if b_kc {
-                        shared_to_reg_x4(
-                            tb + offset16::<BN, BK, PAD>(
-                                true,
-                                n + lr + (li / 2) * 8,
-                                kk + (li % 2) * 8,
-                            ),
-                        )
-                    } else {
-                        shared_to_reg_x4_trans(
-                            tb + offset16::<BN, BK, PAD>(
-                                false,
-                                n + (li / 2) * 8,
-                                kk + lr + (li % 2) * 8,
-                            ),
-                        )
-                    };
-                    bf[j] = [r[0], r[1]];
-                    bf[j + 1] = [r[2], r[3]];
-                    j += 2;
-                }
-                for i in 0..MI {
-                    for j in 0..NI {
-                        T::mma(&mut acc[i][j], af[i], bf[j]);
+                commit_group();
+                let ta = smem + (kt % STAGES) * stage_bytes;
+                for ks in 0..ksteps {
+                    let cur = (ks % 2) as usize;
+                    let nxt = 1 - cur;
+                    if ks + 1 < ksteps {
+                        load_frags::<BM, BN, MI, NI>(
+                            &mut af[nxt],
+                            &mut bf[nxt],
+                            ta,
+                            a_bytes,
+                            a_kc,
+                            b_kc,
+                            wm0,
+                            wn0,
+                            (ks + 1) * 16,
+                            lane,
+                        );
+                    } else if kt + 1 < ktiles {
+                        // Tile kt+1 must have landed and every warp must be past its reads of the stage
+                        // the next iteration refills (stage (kt+STAGES)%STAGES = the one read now).
+                        wait_group_n(STAGES - 2);
+                        sync_threads();
+                        load_frags::<BM, BN, MI, NI>(
+                            &mut af[nxt],
+                            &mut bf[nxt],
+                            smem + ((kt + 1) % STAGES) * stage_bytes,
+                            a_bytes,
+                            a_kc,
+                            b_kc,
+                            wm0,
+                            wn0,
+                            0,
+                            lane,
+                        );
+                    }
+                    for i in 0..MI {
+                        for j in 0..NI {
+                            T::mma(&mut acc[i][j], af[cur][i], bf[cur][j]);
+                        }
                     }
                 }
-                kk += 16;
+                kt += 1;
             }
-            kt += 1;
+        } else {
+            // Smaller warp tiles run 2 blocks/SM under a 128-register cap, where the second
+            // fragment buffer would spill: fragments are loaded right before their MMAs.
+            let mut kt = 0;
+            while kt < ktiles {
+                wait_group_n(STAGES - 2);
+                sync_threads();
+                let nt = kt + STAGES - 1;
+                if nt < ktiles {
+                    let st = smem + (nt % STAGES) * stage_bytes;
+                    ca.issue::<BM, BK, 256, 2>(st, nt);
+                    cb.issue::<BN, BK, 256, 2>(st + a_bytes, nt);
+                }
+                commit_group();
+                let ta = smem + (kt % STAGES) * stage_bytes;
+                let tb = ta + a_bytes;
+                let mut kk = 0;
+                while kk < BK {
+                    let mut af = [[0u32; 4]; MI];
+                    for (i, f) in af.iter_mut().enumerate() {
+                        let m = wm0 + i as u32 * 16;
+                        *f = if a_kc {
+                            // M0: rows 0-7 k 0-7, M1: rows 8-15 k 0-7, M2: rows 0-7 k 8-15, M3: rows 8-15 k 8-15
+                            shared_to_reg_x4(
+                                ta + offset16::<BM, BK, PAD>(
+                                    true,
+                                    m + lr + (li % 2) * 8,
+                                    kk + (li / 2) * 8,
+                                ),
+                            )
+                        } else {
+                            shared_to_reg_x4_trans(
+                                ta + offset16::<BM, BK, PAD>(
+                                    false,
+                                    m + (li % 2) * 8,
+                                    kk + lr + (li / 2) * 8,
+                                ),
+                            )
+                        };
+                    }
+                    let mut bf = [[0u32; 2]; NI];
+                    let mut j = 0;
+                    while j < NI {
+                        let n = wn0 + j as u32 * 8;
+                        // regs: b0,b1 of n-tile j, then b0,b1 of n-tile j+1
+                        let r = if b_kc {
+                            shared_to_reg_x4(
+                                tb + offset16::<BN, BK, PAD>(
+                                    true,
+                                    n + lr + (li / 2) * 8,
+                                    kk + (li % 2) * 8,
+                                ),
+                            )
+                        } else {
+                            shared_to_reg_x4_trans(
+                                tb + offset16::<BN, BK, PAD>(
+                                    false,
+                                    n + (li / 2) * 8,
+                                    kk + lr + (li % 2) * 8,
+                                ),
+                            )
+                        };
+                        bf[j] = [r[0], r[1]];
+                        bf[j + 1] = [r[2], r[3]];
+                        j += 2;
+                    }
+                    for i in 0..MI {
+                        for j in 0..NI {
+                            T::mma(&mut acc[i][j], af[i], bf[j]);
+                        }
+                    }
+                    kk += 16;
+                }
+                kt += 1;
+            }
         }
         wait_all();
         // all warps must leave the last stage before the next batch item's prologue overwrites it
