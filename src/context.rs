@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 use tcgemm_kernels::config::{
     ceiling_flops_per_trip, find_kernel, KernelSpec, Math, Role, Target, KERNELS,
 };
-use tcgemm_kernels::params::GemmParams;
+use tcgemm_kernels::params::{flags, GemmParams};
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
 ///
@@ -708,6 +708,88 @@ impl Context {
         let spec = self.select(&q, g, Some(ptrs))?;
         self.run(spec, g, ptrs)
         // The guards drop here, after the launch: they record the kernel's reads and write.
+    }
+
+    /// Converts `src` element-wise into `dst` on the GPU, asynchronously on the context's stream:
+    /// f32 → f16 or bf16 (round to nearest even; beyond the range → ±inf, NaN stays NaN, subnormals
+    /// kept) and f16 or bf16 → f32 (exact). So f32 data can take the 16-bit tensor-core path.
+    /// Converts `src.len()` elements; `dst` may be longer.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `dst` is shorter than `src`; [`Error::Unsupported`] for other
+    /// type pairs.
+    ///
+    /// ```no_run
+    /// use tcgemm::Context;
+    /// let ctx = Context::new(0)?;
+    /// let s = ctx.stream();
+    /// let x = s.clone_htod(&vec![1.5f32; 1000])?;
+    /// let mut h = s.alloc_zeros::<half::f16>(1000)?;
+    /// ctx.convert(&x, &mut h)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn convert<S, D, A, B>(&self, src: &A, dst: &mut B) -> Result<()>
+    where
+        S: Element,
+        D: Element,
+        A: DevicePtr<S>,
+        B: DevicePtrMut<D>,
+    {
+        let spec = KERNELS
+            .iter()
+            .find(|k| k.role == Role::Convert && k.input == S::ELEM && k.output == D::ELEM)
+            .ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "no conversion {:?} -> {:?}; tcgemm converts f32 <-> f16 and f32 <-> bf16",
+                    S::ELEM,
+                    D::ELEM
+                ))
+            })?;
+        let n = src.len();
+        if dst.len() < n {
+            return Err(invalid(
+                "dst",
+                format!("holds {} elements but src has {n}", dst.len()),
+            ));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let func = self.functions.get(spec.name).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "conversion kernel `{}` is not loaded: {}",
+                spec.name,
+                self.why_unusable(spec)
+            ))
+        })?;
+        let (ps, _read) = src.device_ptr(&self.stream);
+        let (pd, _write) = dst.device_ptr_mut(&self.stream);
+        // Vector groups of 4: 16 bytes of f32 and 8 bytes of 16-bit elements.
+        let (sa, da) = (4 * S::ELEM.bytes() as u64, 4 * D::ELEM.bytes() as u64);
+        let vec = ps % sa == 0 && pd % da == 0;
+        let p = GemmParams {
+            a: ps,
+            c: pd,
+            stride_a: n as u64,
+            flags: if vec { flags::VEC_A | flags::VEC_C } else { 0 },
+            ..GemmParams::default()
+        };
+        let groups = n.div_ceil(4 * spec.threads as usize);
+        let blocks = (self.caps.sm_count as usize * spec.min_blocks_per_sm as usize)
+            .min(groups)
+            .max(1);
+        let plan = Plan {
+            kernel: spec,
+            grid: (blocks as u32, 1, 1),
+            block: (spec.threads, 1, 1),
+            smem_bytes: 0,
+        };
+        // SAFETY: conversion kernels take one `GemmParams` and touch only `a[0..stride_a]` (read)
+        // and `c[0..stride_a]` (write); `src` holds `n` elements and `dst` at least `n`; the vector
+        // flags are set only when both addresses have the vector alignment; the guards live across
+        // the launch.
+        unsafe { launch::launch(&self.stream, func, &plan, p) }?;
+        Ok(())
     }
 
     /// Runs the instruction-ceiling microkernel for `math` (only that multiply-accumulate

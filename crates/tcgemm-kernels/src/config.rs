@@ -97,6 +97,8 @@ pub enum Role {
     /// An instruction-ceiling microbenchmark (see [`ceiling_flops_per_trip`]): never dispatched.
     /// `GemmParams::k` is the loop trip count, `c` receives one f32 per thread.
     Ceiling,
+    /// An element-wise conversion `input → output` (`a` → `c`, `stride_a` elements): never dispatched.
+    Convert,
 }
 
 /// Multiply-accumulate instructions per loop trip of a ceiling kernel: per thread for FFMA, per
@@ -332,6 +334,16 @@ const fn mma_tf32_128x128(name: &'static str, trans_a: bool, trans_b: bool) -> K
         smem_bytes: mma_tf32_smem(128, 128, 3),
         role: Role::Gemm,
         rank: 10,
+    }
+}
+
+const fn convert(name: &'static str, input: Elem, output: Elem) -> KernelSpec {
+    KernelSpec {
+        role: Role::Convert,
+        input,
+        output,
+        min_blocks_per_sm: 4,
+        ..ceiling(name, input, Math::Ffma)
     }
 }
 
@@ -613,6 +625,10 @@ pub const KERNELS: &[KernelSpec] = &[
     ceiling("ceiling_mma_m16n8k8_tf32", Elem::F32, Math::MmaTf32),
     ceiling("ceiling_mma_m16n8k16_f16", Elem::F16, Math::MmaF16F32),
     ceiling("ceiling_mma_m16n8k16_bf16", Elem::Bf16, Math::MmaBf16F32),
+    convert("convert_f32_to_f16", Elem::F32, Elem::F16),
+    convert("convert_f32_to_bf16", Elem::F32, Elem::Bf16),
+    convert("convert_f16_to_f32", Elem::F16, Elem::F32),
+    convert("convert_bf16_to_f32", Elem::Bf16, Elem::F32),
 ];
 
 /// Looks a kernel up by its name.

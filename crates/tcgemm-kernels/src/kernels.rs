@@ -133,4 +133,27 @@ mod sm80 {
         tf32_tn_128x128x32_w64x32_s3 => mma_tf32::<true, false, 128, 128, 2, 4, 3, 4, 4>);
     entry!(/// TF32 tt: 128x128x32_w64x32_s3.
         tf32_tt_128x128x32_w64x32_s3 => mma_tf32::<true, true, 128, 128, 2, 4, 3, 4, 4>);
+
+    /// Declares a conversion entry point (grid-stride, 1-D grid).
+    macro_rules! convert_entry {
+        ($(#[$doc:meta])* $name:ident => $body:path) => {
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// Launched only by `Context::convert` with validated buffers.
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn $name(p: crate::params::GemmParams) {
+                use crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+                $body(&p, thread_idx_x(), block_idx_x(), grid_dim_x());
+            }
+        };
+    }
+    convert_entry!(/// f32 → f16, round to nearest even.
+        convert_f32_to_f16 => crate::elementwise::narrow::<false>);
+    convert_entry!(/// f32 → bf16, round to nearest even.
+        convert_f32_to_bf16 => crate::elementwise::narrow::<true>);
+    convert_entry!(/// f16 → f32, exact.
+        convert_f16_to_f32 => crate::elementwise::widen::<false>);
+    convert_entry!(/// bf16 → f32, exact.
+        convert_bf16_to_f32 => crate::elementwise::widen::<true>);
 }

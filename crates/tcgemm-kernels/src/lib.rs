@@ -27,6 +27,8 @@ pub mod params;
 #[cfg(target_arch = "nvptx64")]
 pub mod arch;
 #[cfg(target_arch = "nvptx64")]
+pub mod elementwise;
+#[cfg(target_arch = "nvptx64")]
 pub mod gemm;
 #[cfg(target_arch = "nvptx64")]
 mod kernels;

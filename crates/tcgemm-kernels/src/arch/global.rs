@@ -155,3 +155,25 @@ pub unsafe fn st_global_v4_u32(addr: u64, v: [u32; 4]) {
         in(reg64) addr, in(reg32) v[0], in(reg32) v[1], in(reg32) v[2], in(reg32) v[3],
         options(nostack));
 }
+
+/// `ld.global.nc.v2.u32` — read-only 8-byte load of raw bits.
+///
+/// # Safety
+/// As [`ld_global_nc_f32`], 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_nc_v2_u32(addr: u64) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    asm!("ld.global.nc.v2.u32 {{{0}, {1}}}, [{2}];",
+        out(reg32) a, out(reg32) b, in(reg64) addr, options(readonly, nostack));
+    [a, b]
+}
+
+/// `st.global.v2.u32`.
+///
+/// # Safety
+/// As [`st_global_f32`], 8-byte aligned.
+#[inline(always)]
+pub unsafe fn st_global_v2_u32(addr: u64, v: [u32; 2]) {
+    asm!("st.global.v2.u32 [{0}], {{{1}, {2}}};",
+        in(reg64) addr, in(reg32) v[0], in(reg32) v[1], options(nostack));
+}
