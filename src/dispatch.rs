@@ -72,6 +72,13 @@ pub(crate) fn maths_for(
                  use Precision::Default (half-precision inputs always use tensor cores with f32 accumulation)"
             ),
         )),
+        (Elem::F32 | Elem::Bf16, Precision::F16Accumulate) => Err(invalid(
+            "precision",
+            format!(
+                "Precision::F16Accumulate applies to f16 inputs only, but the inputs are {input:?}"
+            ),
+        )),
+        (Elem::F16, Precision::F16Accumulate) => Ok(&[Math::MmaF16F16]),
         (Elem::F16, _) => Ok(&[Math::MmaF16F32]),
         (Elem::Bf16, _) => Ok(&[Math::MmaBf16F32]),
     }

@@ -35,6 +35,11 @@ pub enum Precision {
     Exact,
     /// TF32 tensor-core products (inputs rounded to 10 mantissa bits), FP32 sums. `f32` inputs only.
     Tf32,
+    /// f16 inputs with f16 accumulation (`mma…f16.f16.f16.f16`) and f16 output: every partial sum
+    /// is rounded to 11 significant bits and overflows past 65504, so the error grows with `k`
+    /// roughly like `2⁻¹¹·√k` relative and large sums become ±inf (see docs/precision.md).
+    /// `f16 → f16` only.
+    F16Accumulate,
 }
 
 /// One (strided-batched) GEMM: shapes, layouts, scalars and precision. Buffers are passed separately

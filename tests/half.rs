@@ -325,3 +325,48 @@ fn deterministic_100_runs() {
         }
     }
 }
+
+/// Tolerance of f16 accumulation (`Precision::F16Accumulate`), f16 output. The tensor core rounds
+/// the accumulator to f16 (`u = 2⁻¹¹`) once per m16n8k16 instruction, i.e. after every 16 products:
+/// `k/16` roundings of partial sums whose rms after `t` steps is `√(16t)/3`. Summing the independent
+/// rounding errors (variance `u²/3` each, relative to the partial sum) gives a relative error of the
+/// final entry `≈ 0.10·u·√k`; the bound takes 8× that plus `2u` for the final output rounding.
+fn tol_acc16(k: usize) -> f64 {
+    let u = 1.0 / 2048.0;
+    u * (0.8 * (k.max(1) as f64).sqrt() + 2.0)
+}
+
+#[test]
+fn f16_accumulation_all_layouts_and_random() {
+    let ctxs = gpu_all();
+    if ctxs.is_empty() {
+        return;
+    }
+    let mut rng = Rng::for_test("f16_accumulation_all_layouts_and_random");
+    let mut shapes = vec![
+        (1, 1, 1),
+        (127, 129, 17),
+        (255, 257, 513),
+        (1024, 1024, 1024),
+    ];
+    for _ in 0..50 {
+        shapes.push((rng.range(1, 700), rng.range(1, 700), rng.range(1, 700)));
+    }
+    for (idx, &(m, n, k)) in shapes.iter().enumerate() {
+        let (ta, tb) = TRANS[idx % 4];
+        let p = Problem::new(m, n, k)
+            .trans(ta, tb)
+            .precision(tcgemm::Precision::F16Accumulate);
+        let case = Case::<f16, f16>::new(format!("acc16 {m}x{n}x{k} {}", lay(ta, tb)), p, &mut rng);
+        for (name, ctx) in &ctxs {
+            let plan = ctx.plan::<f16, f16>(&case.p.gemm()).unwrap();
+            assert_eq!(
+                plan.kernel.math,
+                tcgemm::Math::MmaF16F16,
+                "F16Accumulate must dispatch to f16 accumulation"
+            );
+            let out = case.run(ctx);
+            case.verify_on(name, &out, tol_acc16(k));
+        }
+    }
+}

@@ -24,7 +24,7 @@ macro_rules! entry {
 mod sm80 {
     use crate::gemm::{
         ceiling,
-        mma16::{mma16, Bf16, F16},
+        mma16::{mma16, Bf16, F16Acc16, F16},
         mma_tf32::mma_tf32,
         sgemm::sgemm,
         tf32_seed::tf32_seed,
@@ -134,6 +134,14 @@ mod sm80 {
     entry!(/// TF32 tt: 128x128x32_w64x32_s3.
         tf32_tt_128x128x32_w64x32_s3 => mma_tf32::<true, true, 128, 128, 2, 4, 3, 4, 4>);
 
+    entry!(/// F16 inputs, F16 accumulation and output, layout nn: 128×128×32, 64×32 warps, 4 stages.
+        f16_f16_nn_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, false, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 accumulation and output, layout nt: 128×128×32, 64×32 warps, 4 stages.
+        f16_f16_nt_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, false, true, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 accumulation and output, layout tn: 128×128×32, 64×32 warps, 4 stages.
+        f16_f16_tn_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, true, false, 128, 128, 2, 4, 4, 4, 4>);
+    entry!(/// F16 inputs, F16 accumulation and output, layout tt: 128×128×32, 64×32 warps, 4 stages.
+        f16_f16_tt_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, true, true, 128, 128, 2, 4, 4, 4, 4>);
     /// Declares a conversion entry point (grid-stride, 1-D grid).
     macro_rules! convert_entry {
         ($(#[$doc:meta])* $name:ident => $body:path) => {

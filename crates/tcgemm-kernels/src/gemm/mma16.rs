@@ -21,7 +21,8 @@ use crate::arch::global::{
 };
 use crate::arch::ldmatrix::{shared_to_reg_x4, shared_to_reg_x4_trans};
 use crate::arch::mma::{
-    mma_m16n8k16_row_col_f32_bf16_bf16_f32, mma_m16n8k16_row_col_f32_f16_f16_f32,
+    mma_m16n8k16_row_col_f16_f16_f16_f16, mma_m16n8k16_row_col_f32_bf16_bf16_f32,
+    mma_m16n8k16_row_col_f32_f16_f16_f32,
 };
 use crate::arch::smem::base;
 use crate::arch::sync::sync_threads;
@@ -64,26 +65,68 @@ pub fn offset16<const R: u32, const BK: u32, const PAD: u32>(
 
 /// The 16-bit input type: selects the MMA instruction and conversions.
 pub trait Input16 {
-    /// `d += a·b` (m16n8k16, f32 accumulate).
+    /// One m16n8 accumulator tile in registers.
+    type Acc: Copy;
+    /// The zero accumulator.
+    const ZERO: Self::Acc;
+    /// `d += a·b` (m16n8k16).
     ///
     /// # Safety
     /// Warp-convergent.
-    unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]);
+    unsafe fn mma(d: &mut Self::Acc, a: [u32; 4], b: [u32; 2]);
+    /// The accumulator tile as f32 `c[0..4]` (fragment order of the C map in `arch::mma`).
+    fn acc_f32(d: &Self::Acc) -> [f32; 4];
     /// Packs two f32 (round to nearest even), `lo` in the low half.
     fn pack(lo: f32, hi: f32) -> u32;
     /// Widens one element.
     fn widen(h: u16) -> f32;
 }
 
-/// IEEE binary16 inputs.
+/// IEEE binary16 inputs, f32 accumulation.
 pub struct F16;
+/// IEEE binary16 inputs, f16 accumulation (`mma…f16.f16.f16.f16`): half the accumulator registers,
+/// but every partial sum is rounded to 11 significant bits and overflows beyond 65504
+/// (docs/precision.md).
+pub struct F16Acc16;
 /// bfloat16 inputs.
 pub struct Bf16;
 
 impl Input16 for F16 {
+    type Acc = [f32; 4];
+    const ZERO: [f32; 4] = [0.0; 4];
     #[inline(always)]
     unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
         mma_m16n8k16_row_col_f32_f16_f16_f32(d, a, b)
+    }
+    #[inline(always)]
+    fn acc_f32(d: &[f32; 4]) -> [f32; 4] {
+        *d
+    }
+    #[inline(always)]
+    fn pack(lo: f32, hi: f32) -> u32 {
+        f32x2_to_f16x2_rn(lo, hi)
+    }
+    #[inline(always)]
+    fn widen(h: u16) -> f32 {
+        f16_to_f32(h)
+    }
+}
+
+impl Input16 for F16Acc16 {
+    type Acc = [u32; 2];
+    const ZERO: [u32; 2] = [0; 2];
+    #[inline(always)]
+    unsafe fn mma(d: &mut [u32; 2], a: [u32; 4], b: [u32; 2]) {
+        mma_m16n8k16_row_col_f16_f16_f16_f16(d, a, b)
+    }
+    #[inline(always)]
+    fn acc_f32(d: &[u32; 2]) -> [f32; 4] {
+        [
+            f16_to_f32(d[0] as u16),
+            f16_to_f32((d[0] >> 16) as u16),
+            f16_to_f32(d[1] as u16),
+            f16_to_f32((d[1] >> 16) as u16),
+        ]
     }
     #[inline(always)]
     fn pack(lo: f32, hi: f32) -> u32 {
@@ -96,9 +139,15 @@ impl Input16 for F16 {
 }
 
 impl Input16 for Bf16 {
+    type Acc = [f32; 4];
+    const ZERO: [f32; 4] = [0.0; 4];
     #[inline(always)]
     unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
         mma_m16n8k16_row_col_f32_bf16_bf16_f32(d, a, b)
+    }
+    #[inline(always)]
+    fn acc_f32(d: &[f32; 4]) -> [f32; 4] {
+        *d
     }
     #[inline(always)]
     fn pack(lo: f32, hi: f32) -> u32 {
@@ -232,7 +281,7 @@ pub unsafe fn mma16<
             p.flags & flags::VEC_B != 0,
             tid,
         );
-        let mut acc = [[[0.0f32; 4]; NI]; MI];
+        let mut acc = [[T::ZERO; NI]; MI];
 
         // Prologue: STAGES-1 tiles in flight, wait for tile 0, load its first fragments.
         let mut s = 0;
@@ -391,6 +440,8 @@ pub unsafe fn mma16<
         wait_all();
         // all warps must leave the last stage before the next batch item's prologue overwrites it
         sync_threads();
+        let acc: [[[f32; 4]; NI]; MI] =
+            core::array::from_fn(|i| core::array::from_fn(|j| T::acc_f32(&acc[i][j])));
         epilogue::<T, OUT_F32, MI, NI>(
             p,
             &acc,
