@@ -29,11 +29,13 @@ fn time_kernel<I: Element, O: Element>(
     ctx: &Context,
     name: &str,
     n: usize,
+    ta: bool,
+    tb: bool,
     sets: &[(CudaSlice<I>, CudaSlice<I>)],
     c: &mut CudaSlice<O>,
 ) -> Result<f64, String> {
     let s: &Arc<CudaStream> = ctx.stream();
-    let g = Gemm::new(n, n, n);
+    let g = Gemm::new(n, n, n).trans_a(ta).trans_b(tb);
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     for i in 0..3 {
         let (a, b) = &sets[i % sets.len()];
@@ -74,7 +76,7 @@ fn sweep<I: Element, O: Element + cudarc::driver::ValidAsZeroBits>(
         })
         .filter(|k| label != "tf32" || k.math == Math::MmaTf32)
         .filter(|k| label != "f32" || k.math == Math::Ffma)
-        .map(|k| k.name)
+        .map(|k| (k.name, k.trans_a, k.trans_b))
         .collect();
     let s = ctx.stream();
     for &n in sizes {
@@ -87,8 +89,8 @@ fn sweep<I: Element, O: Element + cudarc::driver::ValidAsZeroBits>(
             })
             .collect();
         let mut c = s.alloc_zeros::<O>(n * n).unwrap();
-        for name in &names {
-            match time_kernel::<I, O>(ctx, name, n, &sets, &mut c) {
+        for &(name, ta, tb) in &names {
+            match time_kernel::<I, O>(ctx, name, n, ta, tb, &sets, &mut c) {
                 Ok(ms) => println!(
                     "| {label} | {name} | {n} | {ms:.3} | {:.1} |",
                     2.0 * (n as f64).powi(3) / ms / 1e9
