@@ -150,10 +150,24 @@ pub(crate) fn fill_percent(spec: &KernelSpec, g: &Gemm, sm_count: u32) -> u32 {
     (blocks * 100 / sm_count.max(1) as u128).min(100) as u32
 }
 
+/// Tenths (0..=10, rounded down) of the computed tile area that lies inside C: `m·n` over the
+/// area of the tiles covering it. A 64×64 product on 128×128 tiles is 2 (three quarters padding).
+pub(crate) fn tile_efficiency_tenths(spec: &KernelSpec, g: &Gemm) -> u32 {
+    let (bm, bn) = (spec.block.m.max(1) as u128, spec.block.n.max(1) as u128);
+    let (m, n) = (g.m as u128, g.n as u128);
+    let covered = m.div_ceil(bm) * bm * n.div_ceil(bn) * bn;
+    if covered == 0 {
+        return 10;
+    }
+    (m * n * 10 / covered) as u32
+}
+
 /// [`select`], aware of the problem size when `sized = Some((g, sm_count))`: a kernel whose first
 /// wave keeps at least 75% of the SMs busy beats one that does not, whatever their
-/// ranks; among kernels that all fall short, the fuller one wins. So a large tile (high rank) is
-/// taken where it keeps every SM busy and a smaller tile where the large one would leave SMs idle.
+/// ranks; among kernels that all fall short, the fuller one wins. Next, the kernel whose tiles waste
+/// less area on padding (in tenths, [`tile_efficiency_tenths`]), then rank. So a large tile (high
+/// rank) is taken where it keeps every SM busy without padding, and a smaller tile where the large
+/// one would leave SMs idle or compute mostly padding (batched 64×64 products).
 pub(crate) fn select_sized<'a>(
     specs: &'a [KernelSpec],
     q: &Query,
@@ -173,7 +187,15 @@ pub(crate) fn select_sized<'a>(
             f => f,
         },
     };
-    let key = |s: &KernelSpec| (fill(s), s.rank, core::cmp::Reverse(preference(s)));
+    let efficiency = |s: &KernelSpec| sized.map_or(10, |(g, _)| tile_efficiency_tenths(s, g));
+    let key = |s: &KernelSpec| {
+        (
+            fill(s),
+            efficiency(s),
+            s.rank,
+            core::cmp::Reverse(preference(s)),
+        )
+    };
     specs
         .iter()
         .filter(|s| q.matches(s) && usable(s))
@@ -503,6 +525,26 @@ mod tests {
         assert_eq!(pick(2048, 2048), "big_tile"); // 128 and 256 blocks on 132 SMs: both ≥ 75%
         assert_eq!(pick(1024, 1024), "small_tile"); // 32 vs 64 blocks: the fuller one
         assert_eq!(fill_percent(&t[0], &Gemm::new(1024, 1024, 1), 132), 24);
+    }
+
+    #[test]
+    fn size_aware_selection_avoids_padding() {
+        let mut big = spec("big", Elem::F16, Elem::F32, Math::MmaF16F32, 10);
+        big.block = GemmShape::new(128, 128, 32);
+        let mut small = spec("small", Elem::F16, Elem::F32, Math::MmaF16F32, 3);
+        small.block = GemmShape::new(64, 64, 32);
+        let t = vec![big, small];
+        let pick = |g: Gemm| {
+            let q = query(&g, Elem::F16, Elem::F32, false);
+            select_sized(&t, &q, Some((&g, 132)), |_| true)
+                .unwrap()
+                .name
+        };
+        assert_eq!(pick(Gemm::new(64, 64, 64).batch(1000)), "small"); // 2 tenths vs 10
+        assert_eq!(pick(Gemm::new(4096, 4096, 64)), "big"); // no padding either way: rank
+        assert_eq!(pick(Gemm::new(1921, 1023, 517)), "big"); // 0.93 vs 0.96: both 9 tenths
+        assert_eq!(tile_efficiency_tenths(&t[0], &Gemm::new(64, 64, 1)), 2);
+        assert_eq!(tile_efficiency_tenths(&t[1], &Gemm::new(64, 64, 1)), 10);
     }
 
     #[test]

@@ -347,6 +347,27 @@ const fn convert(name: &'static str, input: Elem, output: Elem) -> KernelSpec {
     }
 }
 
+const fn mma16_64x64(
+    name: &'static str,
+    input: Elem,
+    output: Elem,
+    math: Math,
+    trans_a: bool,
+    trans_b: bool,
+) -> KernelSpec {
+    KernelSpec {
+        block: GemmShape::new(64, 64, 32),
+        warp: GemmShape::new(16, 32, 16),
+        stages: 4,
+        min_blocks_per_sm: 4,
+        smem_bytes: mma16_smem(64, 64, 4),
+        // For small and batched problems: dispatch takes it where larger tiles would be mostly
+        // padding or leave SMs idle.
+        rank: 3,
+        ..mma16_128x128(name, input, output, math, trans_a, trans_b)
+    }
+}
+
 /// Every kernel entry point tcgemm builds.
 pub const KERNELS: &[KernelSpec] = &[
     sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
@@ -650,6 +671,134 @@ pub const KERNELS: &[KernelSpec] = &[
         Elem::F16,
         Elem::F16,
         Math::MmaF16F16,
+        true,
+        true,
+    ),
+    mma16_64x64(
+        "f16_f32_nn_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        false,
+        false,
+    ),
+    mma16_64x64(
+        "f16_f32_nt_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        false,
+        true,
+    ),
+    mma16_64x64(
+        "f16_f32_tn_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        true,
+        false,
+    ),
+    mma16_64x64(
+        "f16_f32_tt_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        true,
+        true,
+    ),
+    mma16_64x64(
+        "f16_f16_nn_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        false,
+        false,
+    ),
+    mma16_64x64(
+        "f16_f16_nt_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        false,
+        true,
+    ),
+    mma16_64x64(
+        "f16_f16_tn_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        true,
+        false,
+    ),
+    mma16_64x64(
+        "f16_f16_tt_64x64x32_w16x32_s4",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        true,
+        true,
+    ),
+    mma16_64x64(
+        "bf16_f32_nn_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        false,
+        false,
+    ),
+    mma16_64x64(
+        "bf16_f32_nt_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        false,
+        true,
+    ),
+    mma16_64x64(
+        "bf16_f32_tn_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        true,
+        false,
+    ),
+    mma16_64x64(
+        "bf16_f32_tt_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        true,
+        true,
+    ),
+    mma16_64x64(
+        "bf16_bf16_nn_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        false,
+        false,
+    ),
+    mma16_64x64(
+        "bf16_bf16_nt_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        false,
+        true,
+    ),
+    mma16_64x64(
+        "bf16_bf16_tn_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        true,
+        false,
+    ),
+    mma16_64x64(
+        "bf16_bf16_tt_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
         true,
         true,
     ),
