@@ -104,33 +104,6 @@ unsafe fn b_frags<const R: u32>(
     [[tf32(r[0]), tf32(r[1])], [tf32(r[2]), tf32(r[3])]]
 }
 
-/// Loads the `MI` A fragments and `NI` B fragments of k-step `kk` of the stage at `stage`.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn load_frags<const BM: u32, const BN: u32, const MI: usize, const NI: usize>(
-    af: &mut [[u32; 4]; MI],
-    bf: &mut [[u32; 2]; NI],
-    stage: u32,
-    a_bytes: u32,
-    a_kc: bool,
-    b_kc: bool,
-    wm0: u32,
-    wn0: u32,
-    kk: u32,
-    lane: u32,
-) {
-    for (i, f) in af.iter_mut().enumerate() {
-        *f = a_frag::<BM>(stage, a_kc, wm0 + i as u32 * 16, kk, lane);
-    }
-    let mut j = 0;
-    while j < NI {
-        let pair = b_frags::<BN>(stage + a_bytes, b_kc, wn0 + j as u32 * 8, kk, lane);
-        bf[j] = pair[0];
-        bf[j + 1] = pair[1];
-        j += 2;
-    }
-}
-
 /// Computes the block's output tile of batch item `z`.
 ///
 /// # Safety
@@ -203,115 +176,41 @@ pub unsafe fn mma_tf32<
         commit_group();
         s += 1;
     }
-    // Double buffering fits in registers (245) only when both operands come through `ldmatrix`
-    // (A not transposed, B transposed); the scalar-load layouts spill with it (kernel-log.md).
-    if MI * NI >= 32 && !TRANS_A && TRANS_B {
-        // Fragments double-buffered in registers: the next k-step's fragments (of this tile, or the
-        // first of the next tile, after the barrier that publishes it) load while the MMAs run.
+    let mut kt = 0;
+    while kt < ktiles {
         wait_group_n(STAGES - 2);
         sync_threads();
-        let mut af = [[[0u32; 4]; MI]; 2];
-        let mut bf = [[[0u32; 2]; NI]; 2];
-        if ktiles > 0 {
-            load_frags::<BM, BN, MI, NI>(
-                &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
-            );
+        let nt = kt + STAGES - 1;
+        if nt < ktiles {
+            let st = smem + (nt % STAGES) * stage_bytes;
+            ca.issue::<BM, BK, KPAD, RPAD, 256>(st, nt * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, 256>(st + a_bytes, nt * BK, tid);
         }
-        let ksteps = BK / 8;
-        let mut kt = 0;
-        while kt < ktiles {
-            let nt = kt + STAGES - 1;
-            if nt < ktiles {
-                let st = smem + (nt % STAGES) * stage_bytes;
-                ca.issue::<BM, BK, KPAD, RPAD, 256>(st, nt * BK, tid);
-                cb.issue::<BN, BK, KPAD, RPAD, 256>(st + a_bytes, nt * BK, tid);
+        commit_group();
+        let ta = smem + (kt % STAGES) * stage_bytes;
+        let tb = ta + a_bytes;
+        let mut kk = 0;
+        while kk < BK {
+            let mut af = [[0u32; 4]; MI];
+            for (i, f) in af.iter_mut().enumerate() {
+                *f = a_frag::<BM>(ta, a_kc, wm0 + i as u32 * 16, kk, lane);
             }
-            commit_group();
-            let ta = smem + (kt % STAGES) * stage_bytes;
-            for ks in 0..ksteps {
-                let cur = (ks % 2) as usize;
-                let nxt = 1 - cur;
-                if ks + 1 < ksteps {
-                    load_frags::<BM, BN, MI, NI>(
-                        &mut af[nxt],
-                        &mut bf[nxt],
-                        ta,
-                        a_bytes,
-                        a_kc,
-                        b_kc,
-                        wm0,
-                        wn0,
-                        (ks + 1) * 8,
-                        lane,
-                    );
-                } else if kt + 1 < ktiles {
-                    wait_group_n(STAGES - 2);
-                    sync_threads();
-                    let tn = smem + ((kt + 1) % STAGES) * stage_bytes;
-                    load_frags::<BM, BN, MI, NI>(
-                        &mut af[nxt],
-                        &mut bf[nxt],
-                        tn,
-                        a_bytes,
-                        a_kc,
-                        b_kc,
-                        wm0,
-                        wn0,
-                        0,
-                        lane,
-                    );
-                }
-                for i in 0..MI {
-                    for j in 0..NI {
-                        mma_m16n8k8_row_col_f32_tf32_tf32_f32(
-                            &mut acc[i][j],
-                            af[cur][i],
-                            bf[cur][j],
-                        );
-                    }
+            let mut bf = [[0u32; 2]; NI];
+            let mut j = 0;
+            while j < NI {
+                let pair = b_frags::<BN>(tb, b_kc, wn0 + j as u32 * 8, kk, lane);
+                bf[j] = pair[0];
+                bf[j + 1] = pair[1];
+                j += 2;
+            }
+            for i in 0..MI {
+                for j in 0..NI {
+                    mma_m16n8k8_row_col_f32_tf32_tf32_f32(&mut acc[i][j], af[i], bf[j]);
                 }
             }
-            kt += 1;
+            kk += 8;
         }
-    } else {
-        // Single-buffered fragments: 64×32 warp tiles (2 blocks/SM, 128-register cap) and the
-        // layouts with scalar fragment loads.
-        let mut kt = 0;
-        while kt < ktiles {
-            wait_group_n(STAGES - 2);
-            sync_threads();
-            let nt = kt + STAGES - 1;
-            if nt < ktiles {
-                let st = smem + (nt % STAGES) * stage_bytes;
-                ca.issue::<BM, BK, KPAD, RPAD, 256>(st, nt * BK, tid);
-                cb.issue::<BN, BK, KPAD, RPAD, 256>(st + a_bytes, nt * BK, tid);
-            }
-            commit_group();
-            let ta = smem + (kt % STAGES) * stage_bytes;
-            let tb = ta + a_bytes;
-            let mut kk = 0;
-            while kk < BK {
-                let mut af = [[0u32; 4]; MI];
-                for (i, f) in af.iter_mut().enumerate() {
-                    *f = a_frag::<BM>(ta, a_kc, wm0 + i as u32 * 16, kk, lane);
-                }
-                let mut bf = [[0u32; 2]; NI];
-                let mut j = 0;
-                while j < NI {
-                    let pair = b_frags::<BN>(tb, b_kc, wn0 + j as u32 * 8, kk, lane);
-                    bf[j] = pair[0];
-                    bf[j + 1] = pair[1];
-                    j += 2;
-                }
-                for i in 0..MI {
-                    for j in 0..NI {
-                        mma_m16n8k8_row_col_f32_tf32_tf32_f32(&mut acc[i][j], af[i], bf[j]);
-                    }
-                }
-                kk += 8;
-            }
-            kt += 1;
-        }
+        kt += 1;
     }
     wait_all();
     epilogue::<F16, true, MI, NI>(
