@@ -214,18 +214,12 @@ const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSp
 }
 
 /// Dynamic shared memory of the 16-bit `mma.sync` kernels: per stage, the larger of the two operand
-/// layouts (`R×(32+8)` or `32×(R+8)` elements) for A and for B. Mirrors `gemm::mma16::smem_bytes`.
-pub const fn mma16_smem(bm: u32, bn: u32, stages: u32) -> u32 {
-    const fn tile(r: u32) -> u32 {
-        let kc = r * (32 + 8) * 2;
-        let rc = 32 * (r + 8) * 2;
-        if kc > rc {
-            kc
-        } else {
-            rc
-        }
+/// layouts (`R×(BK+8)` or `BK×(R+8)` elements) for A and for B. Mirrors `gemm::mma16::smem_bytes`.
+pub const fn mma16_smem(bm: u32, bn: u32, bk: u32, stages: u32) -> u32 {
+    const fn tile(r: u32, bk: u32) -> u32 {
+        max_u32(r * (bk + 8) * 2, bk * (r + 8) * 2)
     }
-    stages * (tile(bm) + tile(bn))
+    stages * (tile(bm, bk) + tile(bn, bk))
 }
 
 const fn mma16_128x128(
@@ -249,7 +243,7 @@ const fn mma16_128x128(
         stages: 4,
         threads: 256,
         min_blocks_per_sm: 2,
-        smem_bytes: mma16_smem(128, 128, 4),
+        smem_bytes: mma16_smem(128, 128, 32, 4),
         role: Role::Gemm,
         rank: 10,
     }
@@ -270,7 +264,7 @@ const fn mma16_128x256(
         // 64×64 warp tiles: 128 accumulators, ~244 registers, so 1 block/SM. Below the 128×128
         // family: on the H200 it wins only at 4096³ (+2.5%) and loses 11% at 8192³ (kernel-log.md).
         min_blocks_per_sm: 1,
-        smem_bytes: mma16_smem(128, 256, 3),
+        smem_bytes: mma16_smem(128, 256, 32, 3),
         rank: 5,
         ..mma16_128x128(name, input, output, math, trans_a, trans_b)
     }
@@ -360,7 +354,7 @@ const fn mma16_64x64(
         warp: GemmShape::new(16, 32, 16),
         stages: 4,
         min_blocks_per_sm: 4,
-        smem_bytes: mma16_smem(64, 64, 4),
+        smem_bytes: mma16_smem(64, 64, 32, 4),
         // For small and batched problems: dispatch takes it where larger tiles would be mostly
         // padding or leave SMs idle.
         rank: 3,
@@ -796,6 +790,118 @@ pub const KERNELS: &[KernelSpec] = &[
     ),
     mma16_64x64(
         "bf16_bf16_tt_64x64x32_w16x32_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        true,
+        true,
+    ),
+        "f16_f32_nn_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        false,
+        false,
+    ),
+        "f16_f32_nt_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        false,
+        true,
+    ),
+        "f16_f32_tn_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        true,
+        false,
+    ),
+        "f16_f32_tt_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+        true,
+        true,
+    ),
+        "f16_f16_nn_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        false,
+        false,
+    ),
+        "f16_f16_nt_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        false,
+        true,
+    ),
+        "f16_f16_tn_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        true,
+        false,
+    ),
+        "f16_f16_tt_128x128x64_w64x32_s3",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+        true,
+        true,
+    ),
+        "bf16_f32_nn_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        false,
+        false,
+    ),
+        "bf16_f32_nt_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        false,
+        true,
+    ),
+        "bf16_f32_tn_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        true,
+        false,
+    ),
+        "bf16_f32_tt_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        true,
+        true,
+    ),
+        "bf16_bf16_nn_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        false,
+        false,
+    ),
+        "bf16_bf16_nt_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        false,
+        true,
+    ),
+        "bf16_bf16_tn_128x128x64_w64x32_s3",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        true,
+        false,
+    ),
+        "bf16_bf16_tt_128x128x64_w64x32_s3",
         Elem::Bf16,
         Elem::Bf16,
         Math::MmaBf16F32,

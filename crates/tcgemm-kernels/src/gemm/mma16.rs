@@ -28,15 +28,15 @@ use crate::arch::smem::base;
 use crate::arch::sync::sync_threads;
 use crate::params::{flags, GemmParams};
 
-/// Depth of a k-tile.
-pub const BK: u32 = 32;
+/// Depth of a k-tile of the families built so far (the body takes any multiple of 16).
+pub const BK32: u32 = 32;
 /// Row padding, elements (16 bytes).
 pub const PAD: u32 = 8;
 
 /// Bytes of one operand tile with `R` rows (the larger of the two layouts).
-pub const fn tile_bytes(r: u32) -> u32 {
-    let kc = r * (BK + PAD) * 2;
-    let rc = BK * (r + PAD) * 2;
+pub const fn tile_bytes(r: u32, bk: u32) -> u32 {
+    let kc = r * (bk + PAD) * 2;
+    let rc = bk * (r + PAD) * 2;
     if kc > rc {
         kc
     } else {
@@ -45,8 +45,8 @@ pub const fn tile_bytes(r: u32) -> u32 {
 }
 
 /// Dynamic shared memory of a `BM×BN` configuration with `stages` stages.
-pub const fn smem_bytes(bm: u32, bn: u32, stages: u32) -> u32 {
-    stages * (tile_bytes(bm) + tile_bytes(bn))
+pub const fn smem_bytes(bm: u32, bn: u32, bk: u32, stages: u32) -> u32 {
+    stages * (tile_bytes(bm, bk) + tile_bytes(bn, bk))
 }
 
 /// Shared byte offset of element `(r, k)` of a tile with `R` rows, depth `BK`, padding `PAD`.
@@ -164,7 +164,13 @@ impl Input16 for Bf16 {
 /// kept r-contiguous).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn load_frags<const BM: u32, const BN: u32, const MI: usize, const NI: usize>(
+unsafe fn load_frags<
+    const BM: u32,
+    const BN: u32,
+    const BK: u32,
+    const MI: usize,
+    const NI: usize,
+>(
     af: &mut [[u32; 4]; MI],
     bf: &mut [[u32; 2]; NI],
     stage: u32,
@@ -226,6 +232,7 @@ pub unsafe fn mma16<
     const TRANS_B: bool,
     const BM: u32,
     const BN: u32,
+    const BK: u32,
     const WARPS_M: u32,
     const WARPS_N: u32,
     const STAGES: u32,
@@ -238,7 +245,7 @@ pub unsafe fn mma16<
     z: u32,
 ) {
     const { assert!(NI.is_multiple_of(2)) };
-    const { assert!(smem_bytes(BM, BN, STAGES) == crate::config::mma16_smem(BM, BN, STAGES)) };
+    const { assert!(smem_bytes(BM, BN, BK, STAGES) == crate::config::mma16_smem(BM, BN, BK, STAGES)) };
     const { assert!(WARPS_M * WARPS_N * 32 == 256) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
@@ -246,8 +253,8 @@ pub unsafe fn mma16<
     }
     let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
     let smem = base();
-    let a_bytes = tile_bytes(BM);
-    let stage_bytes = a_bytes + tile_bytes(BN);
+    let a_bytes = tile_bytes(BM, BK);
+    let stage_bytes = a_bytes + tile_bytes(BN, BK);
     let warp = tid / 32;
     let lane = tid % 32;
     let wm0 = (warp / WARPS_N) * (MI as u32 * 16);
@@ -303,7 +310,7 @@ pub unsafe fn mma16<
             let mut af = [[[0u32; 4]; MI]; 2];
             let mut bf = [[[0u32; 2]; NI]; 2];
             if ktiles > 0 {
-                load_frags::<BM, BN, MI, NI>(
+                load_frags::<BM, BN, BK, MI, NI>(
                     &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
                 );
             }
@@ -323,7 +330,7 @@ pub unsafe fn mma16<
                     let cur = (ks % 2) as usize;
                     let nxt = 1 - cur;
                     if ks + 1 < ksteps {
-                        load_frags::<BM, BN, MI, NI>(
+                        load_frags::<BM, BN, BK, MI, NI>(
                             &mut af[nxt],
                             &mut bf[nxt],
                             ta,
@@ -340,7 +347,7 @@ pub unsafe fn mma16<
                         // the next iteration refills (stage (kt+STAGES)%STAGES = the one read now).
                         wait_group_n(STAGES - 2);
                         sync_threads();
-                        load_frags::<BM, BN, MI, NI>(
+                        load_frags::<BM, BN, BK, MI, NI>(
                             &mut af[nxt],
                             &mut bf[nxt],
                             smem + ((kt + 1) % STAGES) * stage_bytes,
