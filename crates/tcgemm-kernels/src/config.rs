@@ -260,12 +260,14 @@ const fn mma16_128x256(
     KernelSpec {
         block: GemmShape::new(128, 256, 32),
         warp: GemmShape::new(64, 64, 16),
-        stages: 3,
-        // 64×64 warp tiles: 128 accumulators, ~244 registers, so 1 block/SM. Below the 128×128
-        // family: on the H200 it wins only at 4096³ (+2.5%) and loses 11% at 8192³ (kernel-log.md).
+        stages: 4,
+        // 64×64 warp tiles: 128 accumulators, ~235 registers, so 1 block/SM. The default for
+        // large problems: interleaved with cuBLAS on the H200 it beats the 128×128 family by 8%
+        // at 4096³ and 8192³ (kernel-log.md); dispatch falls back to 128×128 and 64×64 tiles
+        // where these would leave SMs idle or compute padding.
         min_blocks_per_sm: 1,
-        smem_bytes: mma16_smem(128, 256, 32, 3),
-        rank: 5,
+        smem_bytes: mma16_smem(128, 256, 32, 4),
+        rank: 20,
         ..mma16_128x128(name, input, output, math, trans_a, trans_b)
     }
 }
@@ -501,7 +503,7 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
     ),
     mma16_128x256(
-        "f16_f32_nn_128x256x32_w64x64_s3",
+        "f16_f32_nn_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F32,
         Math::MmaF16F32,
@@ -509,7 +511,7 @@ pub const KERNELS: &[KernelSpec] = &[
         false,
     ),
     mma16_128x256(
-        "f16_f32_nt_128x256x32_w64x64_s3",
+        "f16_f32_nt_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F32,
         Math::MmaF16F32,
@@ -517,7 +519,7 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
     ),
     mma16_128x256(
-        "f16_f32_tn_128x256x32_w64x64_s3",
+        "f16_f32_tn_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F32,
         Math::MmaF16F32,
@@ -525,7 +527,7 @@ pub const KERNELS: &[KernelSpec] = &[
         false,
     ),
     mma16_128x256(
-        "f16_f32_tt_128x256x32_w64x64_s3",
+        "f16_f32_tt_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F32,
         Math::MmaF16F32,
@@ -533,7 +535,7 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
     ),
     mma16_128x256(
-        "f16_f16_nn_128x256x32_w64x64_s3",
+        "f16_f16_nn_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F16,
         Math::MmaF16F32,
@@ -541,7 +543,7 @@ pub const KERNELS: &[KernelSpec] = &[
         false,
     ),
     mma16_128x256(
-        "f16_f16_nt_128x256x32_w64x64_s3",
+        "f16_f16_nt_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F16,
         Math::MmaF16F32,
@@ -549,7 +551,7 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
     ),
     mma16_128x256(
-        "f16_f16_tn_128x256x32_w64x64_s3",
+        "f16_f16_tn_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F16,
         Math::MmaF16F32,
@@ -557,7 +559,7 @@ pub const KERNELS: &[KernelSpec] = &[
         false,
     ),
     mma16_128x256(
-        "f16_f16_tt_128x256x32_w64x64_s3",
+        "f16_f16_tt_128x256x32_w64x64_s4",
         Elem::F16,
         Elem::F16,
         Math::MmaF16F32,
@@ -565,7 +567,7 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
     ),
     mma16_128x256(
-        "bf16_f32_nn_128x256x32_w64x64_s3",
+        "bf16_f32_nn_128x256x32_w64x64_s4",
         Elem::Bf16,
         Elem::F32,
         Math::MmaBf16F32,
@@ -573,47 +575,47 @@ pub const KERNELS: &[KernelSpec] = &[
         false,
     ),
     mma16_128x256(
-        "bf16_f32_nt_128x256x32_w64x64_s3",
+        "bf16_f32_nt_128x256x32_w64x64_s4",
         Elem::Bf16,
         Elem::F32,
-        Math::MmaBf16F32,
-        false,
-        true,
-    ),
-    mma16_128x256(
-        "bf16_f32_tn_128x256x32_w64x64_s3",
-        Elem::Bf16,
-        Elem::F32,
-        Math::MmaBf16F32,
-        true,
-        false,
-    ),
-    mma16_128x256(
-        "bf16_f32_tt_128x256x32_w64x64_s3",
-        Elem::Bf16,
-        Elem::F32,
-        Math::MmaBf16F32,
-        true,
-        true,
-    ),
-    mma16_128x256(
-        "bf16_bf16_nn_128x256x32_w64x64_s3",
-        Elem::Bf16,
-        Elem::Bf16,
-        Math::MmaBf16F32,
-        false,
-        false,
-    ),
-    mma16_128x256(
-        "bf16_bf16_nt_128x256x32_w64x64_s3",
-        Elem::Bf16,
-        Elem::Bf16,
         Math::MmaBf16F32,
         false,
         true,
     ),
     mma16_128x256(
-        "bf16_bf16_tn_128x256x32_w64x64_s3",
+        "bf16_f32_tn_128x256x32_w64x64_s4",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        true,
+        false,
+    ),
+    mma16_128x256(
+        "bf16_f32_tt_128x256x32_w64x64_s4",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+        true,
+        true,
+    ),
+    mma16_128x256(
+        "bf16_bf16_nn_128x256x32_w64x64_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        false,
+        false,
+    ),
+    mma16_128x256(
+        "bf16_bf16_nt_128x256x32_w64x64_s4",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+        false,
+        true,
+    ),
+    mma16_128x256(
+        "bf16_bf16_tn_128x256x32_w64x64_s4",
         Elem::Bf16,
         Elem::Bf16,
         Math::MmaBf16F32,
@@ -621,7 +623,7 @@ pub const KERNELS: &[KernelSpec] = &[
         false,
     ),
     mma16_128x256(
-        "bf16_bf16_tt_128x256x32_w64x64_s3",
+        "bf16_bf16_tt_128x256x32_w64x64_s4",
         Elem::Bf16,
         Elem::Bf16,
         Math::MmaBf16F32,

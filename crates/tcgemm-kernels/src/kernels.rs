@@ -77,38 +77,38 @@ mod sm80 {
         bf16_bf16_tn_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4>);
     entry!(/// BF16 inputs, BF16 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
         bf16_bf16_tt_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4>);
-    entry!(/// F16 inputs, F32 output, layout nn: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f32_nn_128x256x32_w64x64_s3 => mma16::<F16, true, false, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F32 output, layout nt: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f32_nt_128x256x32_w64x64_s3 => mma16::<F16, true, false, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F32 output, layout tn: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f32_tn_128x256x32_w64x64_s3 => mma16::<F16, true, true, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F32 output, layout tt: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f32_tt_128x256x32_w64x64_s3 => mma16::<F16, true, true, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F16 output, layout nn: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f16_nn_128x256x32_w64x64_s3 => mma16::<F16, false, false, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F16 output, layout nt: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f16_nt_128x256x32_w64x64_s3 => mma16::<F16, false, false, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F16 output, layout tn: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f16_tn_128x256x32_w64x64_s3 => mma16::<F16, false, true, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// F16 inputs, F16 output, layout tt: 128×256×32 block, 64×64 warps, 3 stages.
-        f16_f16_tt_128x256x32_w64x64_s3 => mma16::<F16, false, true, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, F32 output, layout nn: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_f32_nn_128x256x32_w64x64_s3 => mma16::<Bf16, true, false, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, F32 output, layout nt: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_f32_nt_128x256x32_w64x64_s3 => mma16::<Bf16, true, false, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, F32 output, layout tn: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_f32_tn_128x256x32_w64x64_s3 => mma16::<Bf16, true, true, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, F32 output, layout tt: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_f32_tt_128x256x32_w64x64_s3 => mma16::<Bf16, true, true, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, BF16 output, layout nn: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_bf16_nn_128x256x32_w64x64_s3 => mma16::<Bf16, false, false, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, BF16 output, layout nt: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_bf16_nt_128x256x32_w64x64_s3 => mma16::<Bf16, false, false, true, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, BF16 output, layout tn: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_bf16_tn_128x256x32_w64x64_s3 => mma16::<Bf16, false, true, false, 128, 256, 32, 2, 4, 3, 4, 8>);
-    entry!(/// BF16 inputs, BF16 output, layout tt: 128×256×32 block, 64×64 warps, 3 stages.
-        bf16_bf16_tt_128x256x32_w64x64_s3 => mma16::<Bf16, false, true, true, 128, 256, 32, 2, 4, 3, 4, 8>);
+    entry!(/// F16 inputs, F32 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f32_nn_128x256x32_w64x64_s4 => mma16::<F16, true, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F32 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f32_nt_128x256x32_w64x64_s4 => mma16::<F16, true, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F32 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f32_tn_128x256x32_w64x64_s4 => mma16::<F16, true, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F32 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f32_tt_128x256x32_w64x64_s4 => mma16::<F16, true, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F16 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f16_nn_128x256x32_w64x64_s4 => mma16::<F16, false, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F16 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f16_nt_128x256x32_w64x64_s4 => mma16::<F16, false, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F16 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f16_tn_128x256x32_w64x64_s4 => mma16::<F16, false, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// F16 inputs, F16 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
+        f16_f16_tt_128x256x32_w64x64_s4 => mma16::<F16, false, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, F32 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_f32_nn_128x256x32_w64x64_s4 => mma16::<Bf16, true, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, F32 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_f32_nt_128x256x32_w64x64_s4 => mma16::<Bf16, true, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, F32 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_f32_tn_128x256x32_w64x64_s4 => mma16::<Bf16, true, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, F32 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_f32_tt_128x256x32_w64x64_s4 => mma16::<Bf16, true, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, BF16 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_bf16_nn_128x256x32_w64x64_s4 => mma16::<Bf16, false, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, BF16 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_bf16_nt_128x256x32_w64x64_s4 => mma16::<Bf16, false, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, BF16 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_bf16_tn_128x256x32_w64x64_s4 => mma16::<Bf16, false, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+    entry!(/// BF16 inputs, BF16 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
+        bf16_bf16_tt_128x256x32_w64x64_s4 => mma16::<Bf16, false, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
     entry!(/// Instruction ceiling: FFMA only.
         ceiling_ffma_f32 => ceiling::ffma);
     entry!(/// Instruction ceiling: `mma.sync.m16n8k8` tf32 only.
