@@ -370,6 +370,11 @@ fn main() -> ExitCode {
         rows.push(row);
     }
     print_table(&label, &rows);
+    match args.prec {
+        Prec::F16 if !args.out_f32 => conversion_table::<f16>(&ctx, &args),
+        Prec::Bf16 if !args.out_f32 => conversion_table::<bf16>(&ctx, &args),
+        _ => {}
+    }
     let failed = rows
         .iter()
         .any(|r| matches!(&r.ours, Err(e) if !e.starts_with("unsupported")));
@@ -443,4 +448,67 @@ fn cell(msg: &str) -> String {
         .take(60)
         .collect();
     short.replace('|', "/")
+}
+
+/// For callers holding f32 data: the 16-bit GEMM alone next to converting A and B from f32 on the
+/// GPU (`Context::convert`) and then multiplying. Median of `args.iters` CUDA-event-timed runs.
+fn conversion_table<H: El>(ctx: &Context, args: &Args) {
+    use cudarc::driver::sys::CUevent_flags;
+    let s = ctx.stream();
+    println!(
+        "\n| shape | path | GEMM only ms | convert A, B from f32 + GEMM ms | conversion share |"
+    );
+    println!("|---|---|---:|---:|---:|");
+    for &(m, n, k) in &args.sizes {
+        let run = || -> Result<(f64, f64), String> {
+            let e = |x: cudarc::driver::DriverError| format!("{x:?}");
+            let fa: Vec<f32> = (0..m * k)
+                .map(|i| ((i * 7919 % 2003) as f32 / 1001.0) - 1.0 + 1e-3)
+                .collect();
+            let fb: Vec<f32> = (0..k * n)
+                .map(|i| ((i * 104_729 % 2011) as f32 / 1005.0) - 1.0 + 1e-3)
+                .collect();
+            let (da, db) = (s.clone_htod(&fa).map_err(e)?, s.clone_htod(&fb).map_err(e)?);
+            let mut ha = s.alloc_zeros::<H>(m * k).map_err(e)?;
+            let mut hb = s.alloc_zeros::<H>(k * n).map_err(e)?;
+            let mut hc = s.alloc_zeros::<H>(m * n).map_err(e)?;
+            let g = tcgemm::Gemm::new(m, n, k);
+            let mut time = |with_convert: bool| -> Result<f64, String> {
+                let mut v = Vec::new();
+                for i in 0..args.warmup + args.iters {
+                    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+                    let (e0, e1) = (
+                        ctx.cuda().new_event(flags).map_err(e)?,
+                        ctx.cuda().new_event(flags).map_err(e)?,
+                    );
+                    e0.record(s).map_err(e)?;
+                    if with_convert {
+                        ctx.convert(&da, &mut ha).map_err(|x| x.to_string())?;
+                        ctx.convert(&db, &mut hb).map_err(|x| x.to_string())?;
+                    }
+                    ctx.gemm(&g, &ha, &hb, &mut hc).map_err(|x| x.to_string())?;
+                    e1.record(s).map_err(e)?;
+                    e1.synchronize().map_err(e)?;
+                    if i >= args.warmup {
+                        v.push(e0.elapsed_ms(&e1).map_err(e)? as f64);
+                    }
+                }
+                v.sort_by(f64::total_cmp);
+                Ok(v[v.len() / 2])
+            };
+            // converted inputs first, so the GEMM-only runs see real data
+            let with = time(true)?;
+            Ok((time(false)?, with))
+        };
+        match run() {
+            Ok((only, with)) => println!(
+                "| {} | f32 -> {} -> {} | {only:.3} | {with:.3} | {:.0}% |",
+                shape_str((m, n, k)),
+                format!("{:?}", H::ELEM).to_lowercase(),
+                format!("{:?}", H::ELEM).to_lowercase(),
+                100.0 * (with - only) / with
+            ),
+            Err(e) => println!("| {} | {:?} | {e} | | |", shape_str((m, n, k)), H::ELEM),
+        }
+    }
 }
