@@ -697,17 +697,10 @@ impl Context {
         if !self.prepare(g, a, b, c)? {
             return Ok(());
         }
-        let (pa, _read_a) = a.device_ptr(&self.stream);
-        let (pb, _read_b) = b.device_ptr(&self.stream);
-        let (pc, _write_c) = c.device_ptr_mut(&self.stream);
-        let ptrs = Ptrs {
-            a: pa,
-            b: pb,
-            c: pc,
-        };
-        let spec = self.select(&q, g, Some(ptrs))?;
-        self.run(spec, g, ptrs)
-        // The guards drop here, after the launch: they record the kernel's reads and write.
+        self.with_ptrs(a, b, c, |ptrs| {
+            let spec = self.select(&q, g, Some(ptrs))?;
+            self.run(spec, g, ptrs)
+        })
     }
 
     /// Converts `src` element-wise into `dst` on the GPU, asynchronously on the context's stream:
@@ -922,21 +915,36 @@ impl Context {
         if !self.prepare(g, a, b, c)? {
             return Ok(());
         }
+        self.with_ptrs(a, b, c, |ptrs| {
+            if !dispatch::kernel_accepts(spec, g, Some(ptrs)) {
+                return Err(invalid(
+                    "kernel",
+                    format!("kernel `{}`: {}", spec.name, self.why_unusable(spec)),
+                ));
+            }
+            self.run(spec, g, ptrs)
+        })
+    }
+
+    /// Runs `f` with the device addresses of A, B and C. The stream guards cudarc returns with
+    /// them live until `f` (which launches) has returned, so they record the kernel's reads of A
+    /// and B and its write of C for cross-stream ordering.
+    fn with_ptrs<I, O, A, B, C, R>(&self, a: &A, b: &B, c: &mut C, f: impl FnOnce(Ptrs) -> R) -> R
+    where
+        I: Element,
+        O: Element,
+        A: DevicePtr<I>,
+        B: DevicePtr<I>,
+        C: DevicePtrMut<O>,
+    {
         let (pa, _read_a) = a.device_ptr(&self.stream);
         let (pb, _read_b) = b.device_ptr(&self.stream);
         let (pc, _write_c) = c.device_ptr_mut(&self.stream);
-        let ptrs = Ptrs {
+        f(Ptrs {
             a: pa,
             b: pb,
             c: pc,
-        };
-        if !dispatch::kernel_accepts(spec, g, Some(ptrs)) {
-            return Err(invalid(
-                "kernel",
-                format!("kernel `{}`: {}", spec.name, self.why_unusable(spec)),
-            ));
-        }
-        self.run(spec, g, ptrs)
+        })
     }
 }
 
