@@ -113,6 +113,23 @@ fn get(cell: &'static OnceLock<Init>, opts: Option<ContextOptions>) -> Option<&'
                 panic!("TCGEMM_REQUIRE_GPU=1 but no CUDA GPU is usable: {why}");
             }
             println!("skipped: no CUDA GPU ({why})");
+            // libtest captures `println!` of passing tests; say it once per binary where a CI log
+            // shows it (a direct write to the process's stderr is not captured).
+            static TOLD: std::sync::Once = std::sync::Once::new();
+            TOLD.call_once(|| {
+                use std::io::Write as _;
+                let exe = std::env::current_exe().ok();
+                let name = exe
+                    .as_deref()
+                    .and_then(|p| p.file_stem())
+                    .map_or_else(|| "tests".into(), |s| s.to_string_lossy().into_owned());
+                // cargo names test binaries `<test>-<hash>`
+                let name = name.rsplit_once('-').map_or(name.as_str(), |(t, _)| t).to_string();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "{name}: GPU tests skipped: no CUDA GPU ({why}); TCGEMM_REQUIRE_GPU=1 makes this a failure"
+                );
+            });
             None
         }
     }
