@@ -47,16 +47,6 @@ fn check(rng: &mut Rng, label: impl Into<String>, p: Problem) -> Option<Case<f32
     Some(case)
 }
 
-const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
-
-fn op(ta: bool, tb: bool) -> String {
-    format!(
-        "{}{}",
-        if ta { 'T' } else { 'N' },
-        if tb { 'T' } else { 'N' }
-    )
-}
-
 #[test]
 fn tiny_and_unit_dims() {
     let mut rng = Rng::for_test("tiny_and_unit_dims");
@@ -73,7 +63,7 @@ fn tiny_and_unit_dims() {
     ];
     for (m, n, k) in shapes {
         for (ta, tb) in TRANS {
-            let label = format!("{m}x{n}x{k} {}", op(ta, tb));
+            let label = format!("{m}x{n}x{k} {}", lay(ta, tb));
             if check(&mut rng, label, p32(m, n, k).trans(ta, tb)).is_none() {
                 return;
             }
@@ -118,7 +108,7 @@ fn all_transposes() {
     let mut rng = Rng::for_test("all_transposes");
     for (m, n, k) in [(513, 257, 129), (1921, 1023, 517), (67, 131, 259)] {
         for (ta, tb) in TRANS {
-            let label = format!("{m}x{n}x{k} {}", op(ta, tb));
+            let label = format!("{m}x{n}x{k} {}", lay(ta, tb));
             if check(&mut rng, label, p32(m, n, k).trans(ta, tb)).is_none() {
                 return;
             }
@@ -142,7 +132,7 @@ fn padded_leading_dimensions() {
     for (pa, pb, pc) in pads {
         for (ta, tb) in TRANS {
             let p = p32(257, 129, 191).trans(ta, tb).pad_ld(pa, pb, pc);
-            let label = format!("257x129x191 {} ld+({pa},{pb},{pc})", op(ta, tb));
+            let label = format!("257x129x191 {} ld+({pa},{pb},{pc})", lay(ta, tb));
             if check(&mut rng, label, p).is_none() {
                 return;
             }
@@ -153,7 +143,7 @@ fn padded_leading_dimensions() {
         let p = p32(256, 256, 128).trans(ta, tb).pad_ld(4, 12, 4);
         if check(
             &mut rng,
-            format!("256x256x128 {} ld+(4,12,4)", op(ta, tb)),
+            format!("256x256x128 {} ld+(4,12,4)", lay(ta, tb)),
             p,
         )
         .is_none()
@@ -177,7 +167,7 @@ fn alpha_and_beta() {
     for (alpha, beta) in scales {
         for (ta, tb) in [(false, false), (true, true)] {
             let p = p32(257, 129, 200).trans(ta, tb).scale(alpha, beta);
-            let label = format!("257x129x200 {} alpha={alpha} beta={beta}", op(ta, tb));
+            let label = format!("257x129x200 {} alpha={alpha} beta={beta}", lay(ta, tb));
             if check(&mut rng, label, p).is_none() {
                 return;
             }
@@ -297,7 +287,7 @@ fn beta_zero_never_reads_c() {
             let p = p32(m, n, k).trans(ta, tb).scale(-2.0, 0.0);
             if check(
                 &mut rng,
-                format!("{m}x{n}x{k} {} beta=0 NaN C", op(ta, tb)),
+                format!("{m}x{n}x{k} {} beta=0 NaN C", lay(ta, tb)),
                 p,
             )
             .is_none()
@@ -330,7 +320,7 @@ fn misaligned_and_odd_leading_dimensions() {
                 ),
             ];
             for (what, p) in variants {
-                let label = format!("{m}x{n}x{k} {} {what}", op(ta, tb));
+                let label = format!("{m}x{n}x{k} {} {what}", lay(ta, tb));
                 if check(&mut rng, label, p).is_none() {
                     return;
                 }
@@ -405,9 +395,9 @@ fn plans_for_exact_fp32() {
             let g = p32(1000, 1000, 1000).trans(ta, tb).gemm();
             let plan = ctx
                 .plan::<f32, f32>(&g)
-                .unwrap_or_else(|e| panic!("[{name}] plan for {} failed: {e}", op(ta, tb)));
+                .unwrap_or_else(|e| panic!("[{name}] plan for {} failed: {e}", lay(ta, tb)));
             let k = plan.kernel;
-            println!("[{name}] {}: {}", op(ta, tb), k.name);
+            println!("[{name}] {}: {}", lay(ta, tb), k.name);
             assert!(
                 k.input == Elem::F32 && k.output == Elem::F32 && k.math == Math::Ffma,
                 "[{name}] Precision::Exact f32 planned {} ({:?})",

@@ -20,17 +20,6 @@ use common::*;
 use half::{bf16, f16};
 use tcgemm::{Context, Elem, Math, Role};
 
-const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
-
-fn lay(ta: bool, tb: bool) -> &'static str {
-    match (ta, tb) {
-        (false, false) => "nn",
-        (false, true) => "nt",
-        (true, false) => "tn",
-        (true, true) => "tt",
-    }
-}
-
 fn acc_tol(k: usize) -> f64 {
     let u = f64::from(f32::EPSILON) / 2.0;
     (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u)

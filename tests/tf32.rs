@@ -21,17 +21,6 @@ use tcgemm::{Context, Elem, Math, Precision, Role};
 const U_TF32: f64 = 1.0 / 2048.0;
 const TOL_FRO: f64 = 2e-3;
 
-const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
-
-fn lay(ta: bool, tb: bool) -> &'static str {
-    match (ta, tb) {
-        (false, false) => "nn",
-        (false, true) => "nt",
-        (true, false) => "tn",
-        (true, true) => "tt",
-    }
-}
-
 /// Every TF32 kernel in the table with these transposes (the seed baseline and later variants).
 fn tf32_kernels(ta: bool, tb: bool) -> Vec<&'static str> {
     let v: Vec<_> = tcgemm_kernels::config::KERNELS

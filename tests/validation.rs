@@ -32,8 +32,6 @@ fn lens_np(g: &Gemm) -> tcgemm::Result<(usize, usize, usize)> {
         .unwrap_or_else(|_| panic!("required_lens panicked for {g:?}"))
 }
 
-const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
-
 // ---------------------------------------------------------------------------------------------
 // Gemm::validate / required_lens
 // ---------------------------------------------------------------------------------------------

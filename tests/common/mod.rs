@@ -1281,3 +1281,22 @@ pub struct DeviceCase<I: TestElem, O: TestElem> {
     pub b: CudaSlice<I::Bits>,
     pub c: CudaSlice<O::Bits>,
 }
+
+// ---------------------------------------------------------------------------------------------
+// Layouts
+// ---------------------------------------------------------------------------------------------
+
+/// The four transpose combinations `(trans_a, trans_b)`: nn, nt, tn, tt.
+#[allow(dead_code)] // not every test binary uses every helper
+pub const TRANS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
+
+/// The layout's name as in kernel names: `nn`, `nt`, `tn`, `tt`.
+#[allow(dead_code)]
+pub fn lay(ta: bool, tb: bool) -> &'static str {
+    match (ta, tb) {
+        (false, false) => "nn",
+        (false, true) => "nt",
+        (true, false) => "tn",
+        (true, true) => "tt",
+    }
+}
