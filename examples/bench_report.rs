@@ -94,35 +94,25 @@ fn parse_args() -> Result<Args, String> {
             .collect::<Vec<_>>()
             .join(" "),
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| it.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        let number =
-            |v: String, name: &str| v.parse::<usize>().map_err(|e| format!("{name} {v}: {e}"));
+    let mut flags = support::args::Flags::from_env();
+    while let Some(flag) = flags.next_flag() {
         match flag.as_str() {
             "-h" | "--help" => return Err(String::new()),
-            "--out" => a.out = PathBuf::from(value("--out")?),
+            "--out" => a.out = PathBuf::from(flags.value("--out")?),
             "--quick" => a.quick = true,
             "--kernels" => a.kernels.extend(
-                value("--kernels")?
+                flags
+                    .value("--kernels")?
                     .split(',')
                     .map(str::trim)
                     .filter(|s| !s.is_empty())
                     .map(String::from),
             ),
-            "--shapes" => a.shapes = Some(Shape::parse_list(&value("--shapes")?)?),
+            "--shapes" => a.shapes = Some(Shape::parse_list(&flags.value("--shapes")?)?),
             "--paths" => {
                 let mut v = Vec::new();
-                for p in value("--paths")?
+                for p in flags
+                    .value("--paths")?
                     .split(',')
                     .filter(|s| !s.trim().is_empty())
                 {
@@ -132,9 +122,9 @@ fn parse_args() -> Result<Args, String> {
                 }
                 a.paths = Some(v);
             }
-            "--reps" => a.reps = Some(number(value("--reps")?, "--reps")?.max(1)),
-            "--samples" => a.samples = number(value("--samples")?, "--samples")?.max(1),
-            "--device" => a.device = number(value("--device")?, "--device")?,
+            "--reps" => a.reps = Some(flags.number("--reps")?.max(1)),
+            "--samples" => a.samples = flags.number("--samples")?.max(1),
+            "--device" => a.device = flags.number("--device")?,
             s => return Err(format!("unknown argument '{s}'")),
         }
     }

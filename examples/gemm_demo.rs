@@ -90,24 +90,12 @@ fn parse_args() -> Result<Args, String> {
         samples: 1024,
         device: 0,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| it.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        let number =
-            |v: String, name: &str| v.parse::<usize>().map_err(|e| format!("{name} {v}: {e}"));
+    let mut flags = support::args::Flags::from_env();
+    while let Some(flag) = flags.next_flag() {
         match flag.as_str() {
             "-h" | "--help" => return Err(String::new()),
             "--precision" | "-p" => {
-                a.prec = match value("--precision")?.to_ascii_lowercase().as_str() {
+                a.prec = match flags.value("--precision")?.to_ascii_lowercase().as_str() {
                     "f32" | "fp32" => Prec::F32,
                     "tf32" => Prec::Tf32,
                     "f16" | "fp16" | "half" => Prec::F16,
@@ -120,24 +108,25 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--out" => {
-                a.out_f32 = match value("--out")?.as_str() {
+                a.out_f32 = match flags.value("--out")?.as_str() {
                     "f32" => true,
                     "same" => false,
                     other => return Err(format!("--out {other}: use same or f32")),
                 }
             }
             "--sizes" => {
-                for s in value("--sizes")?
+                for s in flags
+                    .value("--sizes")?
                     .split(',')
                     .filter(|s| !s.trim().is_empty())
                 {
                     a.sizes.push(parse_size(s.trim())?);
                 }
             }
-            "--iters" => a.iters = number(value("--iters")?, "--iters")?.max(1),
-            "--warmup" => a.warmup = number(value("--warmup")?, "--warmup")?,
-            "--samples" => a.samples = number(value("--samples")?, "--samples")?.max(1),
-            "--device" => a.device = number(value("--device")?, "--device")?,
+            "--iters" => a.iters = flags.number("--iters")?.max(1),
+            "--warmup" => a.warmup = flags.number("--warmup")?,
+            "--samples" => a.samples = flags.number("--samples")?.max(1),
+            "--device" => a.device = flags.number("--device")?,
             s if s.starts_with('-') => return Err(format!("unknown option '{s}'")),
             s => a.sizes.push(parse_size(s)?),
         }

@@ -10,6 +10,7 @@
 //! - [`blas`]: loading cuBLAS and the row-major GEMM through it, library versions.
 #![allow(dead_code)]
 
+pub mod args;
 pub mod blas;
 pub mod check;
 pub mod gpu;
