@@ -134,16 +134,20 @@ fn main() -> ExitCode {
             .cuda()
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .unwrap();
-        let _ = ctx.instruction_ceiling(math, 4, 2000, &mut out);
-        e0.record(s).unwrap();
-        let flops = ctx.instruction_ceiling(math, 4, 20000, &mut out).unwrap();
-        e1.record(s).unwrap();
-        e1.synchronize().unwrap();
-        let ms = e0.elapsed_ms(&e1).unwrap() as f64;
-        println!(
-            "| {label} | - | - | {ms:.3} | {:.1} |",
-            flops as f64 / ms / 1e9
-        );
+        // 1, 2 and 4 blocks of 8 warps per SM: how many warps an SM needs to reach the ceiling
+        for bps in [1u32, 2, 4] {
+            let _ = ctx.instruction_ceiling(math, bps, 2000, &mut out);
+            e0.record(s).unwrap();
+            let flops = ctx.instruction_ceiling(math, bps, 20000, &mut out).unwrap();
+            e1.record(s).unwrap();
+            e1.synchronize().unwrap();
+            let ms = e0.elapsed_ms(&e1).unwrap() as f64;
+            println!(
+                "| {label}, {} warps/SM | - | - | {ms:.3} | {:.1} |",
+                bps * 8,
+                flops as f64 / ms / 1e9
+            );
+        }
     }
     if want("f32") {
         sweep::<f32, f32>(&ctx, "f32", &sizes, |x| x);

@@ -46,69 +46,69 @@ mod sm80 {
     entry!(/// TF32 seed kernel, A and B transposed.
         tf32_tt_128x128x16_w32x64_s2_seed => tf32_seed::<true, true>);
     entry!(/// F16 inputs, F32 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f32_nn_128x128x32_w64x32_s4 => mma16::<F16, true, false, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f32_nn_128x128x32_w64x32_s4 => mma16::<F16, true, false, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f32_nt_128x128x32_w64x32_s4 => mma16::<F16, true, false, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f32_nt_128x128x32_w64x32_s4 => mma16::<F16, true, false, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f32_tn_128x128x32_w64x32_s4 => mma16::<F16, true, true, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f32_tn_128x128x32_w64x32_s4 => mma16::<F16, true, true, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f32_tt_128x128x32_w64x32_s4 => mma16::<F16, true, true, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f32_tt_128x128x32_w64x32_s4 => mma16::<F16, true, true, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f16_nn_128x128x32_w64x32_s4 => mma16::<F16, false, false, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_nn_128x128x32_w64x32_s4 => mma16::<F16, false, false, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f16_nt_128x128x32_w64x32_s4 => mma16::<F16, false, false, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_nt_128x128x32_w64x32_s4 => mma16::<F16, false, false, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f16_tn_128x128x32_w64x32_s4 => mma16::<F16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_tn_128x128x32_w64x32_s4 => mma16::<F16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
-        f16_f16_tt_128x128x32_w64x32_s4 => mma16::<F16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_tt_128x128x32_w64x32_s4 => mma16::<F16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_f32_nn_128x128x32_w64x32_s4 => mma16::<Bf16, true, false, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_f32_nn_128x128x32_w64x32_s4 => mma16::<Bf16, true, false, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_f32_nt_128x128x32_w64x32_s4 => mma16::<Bf16, true, false, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_f32_nt_128x128x32_w64x32_s4 => mma16::<Bf16, true, false, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_f32_tn_128x128x32_w64x32_s4 => mma16::<Bf16, true, true, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_f32_tn_128x128x32_w64x32_s4 => mma16::<Bf16, true, true, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_f32_tt_128x128x32_w64x32_s4 => mma16::<Bf16, true, true, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_f32_tt_128x128x32_w64x32_s4 => mma16::<Bf16, true, true, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout nn: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_bf16_nn_128x128x32_w64x32_s4 => mma16::<Bf16, false, false, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_bf16_nn_128x128x32_w64x32_s4 => mma16::<Bf16, false, false, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout nt: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_bf16_nt_128x128x32_w64x32_s4 => mma16::<Bf16, false, false, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_bf16_nt_128x128x32_w64x32_s4 => mma16::<Bf16, false, false, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout tn: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_bf16_tn_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_bf16_tn_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout tt: 128×128×32 block, 64×32 warps, 4 stages.
-        bf16_bf16_tt_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        bf16_bf16_tt_128x128x32_w64x32_s4 => mma16::<Bf16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f32_nn_128x256x32_w64x64_s4 => mma16::<F16, true, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f32_nn_128x256x32_w64x64_s4 => mma16::<F16, true, false, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F32 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f32_nt_128x256x32_w64x64_s4 => mma16::<F16, true, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f32_nt_128x256x32_w64x64_s4 => mma16::<F16, true, false, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F32 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f32_tn_128x256x32_w64x64_s4 => mma16::<F16, true, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f32_tn_128x256x32_w64x64_s4 => mma16::<F16, true, true, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F32 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f32_tt_128x256x32_w64x64_s4 => mma16::<F16, true, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f32_tt_128x256x32_w64x64_s4 => mma16::<F16, true, true, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F16 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f16_nn_128x256x32_w64x64_s4 => mma16::<F16, false, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f16_nn_128x256x32_w64x64_s4 => mma16::<F16, false, false, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F16 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f16_nt_128x256x32_w64x64_s4 => mma16::<F16, false, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f16_nt_128x256x32_w64x64_s4 => mma16::<F16, false, false, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F16 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f16_tn_128x256x32_w64x64_s4 => mma16::<F16, false, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f16_tn_128x256x32_w64x64_s4 => mma16::<F16, false, true, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// F16 inputs, F16 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
-        f16_f16_tt_128x256x32_w64x64_s4 => mma16::<F16, false, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        f16_f16_tt_128x256x32_w64x64_s4 => mma16::<F16, false, true, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, F32 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_f32_nn_128x256x32_w64x64_s4 => mma16::<Bf16, true, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_f32_nn_128x256x32_w64x64_s4 => mma16::<Bf16, true, false, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, F32 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_f32_nt_128x256x32_w64x64_s4 => mma16::<Bf16, true, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_f32_nt_128x256x32_w64x64_s4 => mma16::<Bf16, true, false, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, F32 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_f32_tn_128x256x32_w64x64_s4 => mma16::<Bf16, true, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_f32_tn_128x256x32_w64x64_s4 => mma16::<Bf16, true, true, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, F32 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_f32_tt_128x256x32_w64x64_s4 => mma16::<Bf16, true, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_f32_tt_128x256x32_w64x64_s4 => mma16::<Bf16, true, true, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, BF16 output, layout nn: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_bf16_nn_128x256x32_w64x64_s4 => mma16::<Bf16, false, false, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_bf16_nn_128x256x32_w64x64_s4 => mma16::<Bf16, false, false, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, BF16 output, layout nt: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_bf16_nt_128x256x32_w64x64_s4 => mma16::<Bf16, false, false, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_bf16_nt_128x256x32_w64x64_s4 => mma16::<Bf16, false, false, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, BF16 output, layout tn: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_bf16_tn_128x256x32_w64x64_s4 => mma16::<Bf16, false, true, false, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_bf16_tn_128x256x32_w64x64_s4 => mma16::<Bf16, false, true, false, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// BF16 inputs, BF16 output, layout tt: 128×256×32 block, 64×64 warps, 4 stages.
-        bf16_bf16_tt_128x256x32_w64x64_s4 => mma16::<Bf16, false, true, true, 128, 256, 32, 2, 4, 4, 4, 8>);
+        bf16_bf16_tt_128x256x32_w64x64_s4 => mma16::<Bf16, false, true, true, 128, 256, 32, 2, 4, 4, 4, 8, 256>);
     entry!(/// Instruction ceiling: FFMA only.
         ceiling_ffma_f32 => ceiling::ffma);
     entry!(/// Instruction ceiling: `mma.sync.m16n8k8` tf32 only.
@@ -118,62 +118,62 @@ mod sm80 {
     entry!(/// Instruction ceiling: `mma.sync.m16n8k16` bf16 only.
         ceiling_mma_m16n8k16_bf16 => ceiling::mma_bf16);
     entry!(/// TF32 nn: 128x256x32_w64x64_s3.
-        tf32_nn_128x256x32_w64x64_s3 => mma_tf32::<false, false, 128, 256, 2, 4, 3, 4, 8>);
+        tf32_nn_128x256x32_w64x64_s3 => mma_tf32::<false, false, 128, 256, 2, 4, 3, 4, 8, 256>);
     entry!(/// TF32 nt: 128x256x32_w64x64_s3.
-        tf32_nt_128x256x32_w64x64_s3 => mma_tf32::<false, true, 128, 256, 2, 4, 3, 4, 8>);
+        tf32_nt_128x256x32_w64x64_s3 => mma_tf32::<false, true, 128, 256, 2, 4, 3, 4, 8, 256>);
     entry!(/// TF32 tn: 128x256x32_w64x64_s3.
-        tf32_tn_128x256x32_w64x64_s3 => mma_tf32::<true, false, 128, 256, 2, 4, 3, 4, 8>);
+        tf32_tn_128x256x32_w64x64_s3 => mma_tf32::<true, false, 128, 256, 2, 4, 3, 4, 8, 256>);
     entry!(/// TF32 tt: 128x256x32_w64x64_s3.
-        tf32_tt_128x256x32_w64x64_s3 => mma_tf32::<true, true, 128, 256, 2, 4, 3, 4, 8>);
+        tf32_tt_128x256x32_w64x64_s3 => mma_tf32::<true, true, 128, 256, 2, 4, 3, 4, 8, 256>);
     entry!(/// TF32 nn: 128x128x32_w64x32_s3.
-        tf32_nn_128x128x32_w64x32_s3 => mma_tf32::<false, false, 128, 128, 2, 4, 3, 4, 4>);
+        tf32_nn_128x128x32_w64x32_s3 => mma_tf32::<false, false, 128, 128, 2, 4, 3, 4, 4, 256>);
     entry!(/// TF32 nt: 128x128x32_w64x32_s3.
-        tf32_nt_128x128x32_w64x32_s3 => mma_tf32::<false, true, 128, 128, 2, 4, 3, 4, 4>);
+        tf32_nt_128x128x32_w64x32_s3 => mma_tf32::<false, true, 128, 128, 2, 4, 3, 4, 4, 256>);
     entry!(/// TF32 tn: 128x128x32_w64x32_s3.
-        tf32_tn_128x128x32_w64x32_s3 => mma_tf32::<true, false, 128, 128, 2, 4, 3, 4, 4>);
+        tf32_tn_128x128x32_w64x32_s3 => mma_tf32::<true, false, 128, 128, 2, 4, 3, 4, 4, 256>);
     entry!(/// TF32 tt: 128x128x32_w64x32_s3.
-        tf32_tt_128x128x32_w64x32_s3 => mma_tf32::<true, true, 128, 128, 2, 4, 3, 4, 4>);
+        tf32_tt_128x128x32_w64x32_s3 => mma_tf32::<true, true, 128, 128, 2, 4, 3, 4, 4, 256>);
 
     entry!(/// F16 inputs, F16 accumulation and output, layout nn: 128×128×32, 64×32 warps, 4 stages.
-        f16_f16_nn_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, false, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_nn_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, false, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 accumulation and output, layout nt: 128×128×32, 64×32 warps, 4 stages.
-        f16_f16_nt_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, false, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_nt_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, false, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 accumulation and output, layout tn: 128×128×32, 64×32 warps, 4 stages.
-        f16_f16_tn_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_tn_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, true, false, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F16 accumulation and output, layout tt: 128×128×32, 64×32 warps, 4 stages.
-        f16_f16_tt_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4>);
+        f16_f16_tt_128x128x32_w64x32_s4_acc16 => mma16::<F16Acc16, false, true, true, 128, 128, 32, 2, 4, 4, 4, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout nn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f32_nn_64x64x32_w16x32_s4 => mma16::<F16, true, false, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f32_nn_64x64x32_w16x32_s4 => mma16::<F16, true, false, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout nt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f32_nt_64x64x32_w16x32_s4 => mma16::<F16, true, false, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f32_nt_64x64x32_w16x32_s4 => mma16::<F16, true, false, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout tn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f32_tn_64x64x32_w16x32_s4 => mma16::<F16, true, true, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f32_tn_64x64x32_w16x32_s4 => mma16::<F16, true, true, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F32 output, layout tt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f32_tt_64x64x32_w16x32_s4 => mma16::<F16, true, true, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f32_tt_64x64x32_w16x32_s4 => mma16::<F16, true, true, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout nn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f16_nn_64x64x32_w16x32_s4 => mma16::<F16, false, false, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f16_nn_64x64x32_w16x32_s4 => mma16::<F16, false, false, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout nt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f16_nt_64x64x32_w16x32_s4 => mma16::<F16, false, false, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f16_nt_64x64x32_w16x32_s4 => mma16::<F16, false, false, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout tn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f16_tn_64x64x32_w16x32_s4 => mma16::<F16, false, true, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f16_tn_64x64x32_w16x32_s4 => mma16::<F16, false, true, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// F16 inputs, F16 output, layout tt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        f16_f16_tt_64x64x32_w16x32_s4 => mma16::<F16, false, true, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        f16_f16_tt_64x64x32_w16x32_s4 => mma16::<F16, false, true, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout nn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_f32_nn_64x64x32_w16x32_s4 => mma16::<Bf16, true, false, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_f32_nn_64x64x32_w16x32_s4 => mma16::<Bf16, true, false, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout nt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_f32_nt_64x64x32_w16x32_s4 => mma16::<Bf16, true, false, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_f32_nt_64x64x32_w16x32_s4 => mma16::<Bf16, true, false, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout tn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_f32_tn_64x64x32_w16x32_s4 => mma16::<Bf16, true, true, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_f32_tn_64x64x32_w16x32_s4 => mma16::<Bf16, true, true, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, F32 output, layout tt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_f32_tt_64x64x32_w16x32_s4 => mma16::<Bf16, true, true, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_f32_tt_64x64x32_w16x32_s4 => mma16::<Bf16, true, true, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout nn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_bf16_nn_64x64x32_w16x32_s4 => mma16::<Bf16, false, false, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_bf16_nn_64x64x32_w16x32_s4 => mma16::<Bf16, false, false, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout nt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_bf16_nt_64x64x32_w16x32_s4 => mma16::<Bf16, false, false, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_bf16_nt_64x64x32_w16x32_s4 => mma16::<Bf16, false, false, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout tn: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_bf16_tn_64x64x32_w16x32_s4 => mma16::<Bf16, false, true, false, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_bf16_tn_64x64x32_w16x32_s4 => mma16::<Bf16, false, true, false, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     entry!(/// BF16 inputs, BF16 output, layout tt: 64×64×32 block (small and batched problems), 16×32 warps, 4 stages.
-        bf16_bf16_tt_64x64x32_w16x32_s4 => mma16::<Bf16, false, true, true, 64, 64, 32, 4, 2, 4, 1, 4>);
+        bf16_bf16_tt_64x64x32_w16x32_s4 => mma16::<Bf16, false, true, true, 64, 64, 32, 4, 2, 4, 1, 4, 256>);
     /// Declares a conversion entry point (grid-stride, 1-D grid).
     macro_rules! convert_entry {
         ($(#[$doc:meta])* $name:ident => $body:path) => {

@@ -238,6 +238,7 @@ pub unsafe fn mma16<
     const STAGES: u32,
     const MI: usize,
     const NI: usize,
+    const THREADS: u32,
 >(
     p: &GemmParams,
     tid: u32,
@@ -246,7 +247,9 @@ pub unsafe fn mma16<
 ) {
     const { assert!(NI.is_multiple_of(2)) };
     const { assert!(smem_bytes(BM, BN, BK, STAGES) == crate::config::mma16_smem(BM, BN, BK, STAGES)) };
-    const { assert!(WARPS_M * WARPS_N * 32 == 256) };
+    const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
+    // the double-buffered loop alternates fragment buffers by k-step parity across k-tiles
+    const { assert!(MI * NI < 32 || (BK / 16).is_multiple_of(2)) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
@@ -268,7 +271,7 @@ pub unsafe fn mma16<
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
-        let ca = TileLoader::new::<BM, BK, PAD, PAD, 256, 2>(
+        let ca = TileLoader::new::<BM, BK, PAD, PAD, THREADS, 2>(
             ga,
             p.lda,
             a_kc,
@@ -278,7 +281,7 @@ pub unsafe fn mma16<
             p.flags & flags::VEC_A != 0,
             tid,
         );
-        let cb = TileLoader::new::<BN, BK, PAD, PAD, 256, 2>(
+        let cb = TileLoader::new::<BN, BK, PAD, PAD, THREADS, 2>(
             gb,
             p.ldb,
             b_kc,
@@ -295,8 +298,8 @@ pub unsafe fn mma16<
         while s < STAGES - 1 {
             if s < ktiles {
                 let st = smem + s * stage_bytes;
-                ca.issue::<BM, BK, 256, 2>(st, s);
-                cb.issue::<BN, BK, 256, 2>(st + a_bytes, s);
+                ca.issue::<BM, BK, THREADS, 2>(st, s);
+                cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, s);
             }
             commit_group();
             s += 1;
@@ -317,14 +320,6 @@ pub unsafe fn mma16<
             let ksteps = BK / 16;
             let mut kt = 0;
             while kt < ktiles {
-                // Refill the stage every warp finished reading before the last barrier.
-                let nt = kt + STAGES - 1;
-                if nt < ktiles {
-                    let st = smem + (nt % STAGES) * stage_bytes;
-                    ca.issue::<BM, BK, 256, 2>(st, nt);
-                    cb.issue::<BN, BK, 256, 2>(st + a_bytes, nt);
-                }
-                commit_group();
                 let ta = smem + (kt % STAGES) * stage_bytes;
                 for ks in 0..ksteps {
                     let cur = (ks % 2) as usize;
@@ -342,7 +337,22 @@ pub unsafe fn mma16<
                             (ks + 1) * 16,
                             lane,
                         );
-                    } else if kt + 1 < ktiles {
+                    }
+                    if ks == 0 {
+                        // Refill the stage every warp finished reading before the last barrier.
+                        // Issued after the fragment loads and before the MMAs: ptxas reuses the
+                        // copies' address registers soon after, and a register a `cp.async` has not
+                        // read yet stalls its next writer (long scoreboard); the MMAs give the
+                        // copies time to drain (kernel-log.md).
+                        let nt = kt + STAGES - 1;
+                        if nt < ktiles {
+                            let st = smem + (nt % STAGES) * stage_bytes;
+                            ca.issue::<BM, BK, THREADS, 2>(st, nt);
+                            cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
+                        }
+                        commit_group();
+                    }
+                    if ks + 1 == ksteps && kt + 1 < ktiles {
                         // Tile kt+1 must have landed and every warp must be past its reads of the stage
                         // the next iteration refills (stage (kt+STAGES)%STAGES = the one read now).
                         wait_group_n(STAGES - 2);
@@ -378,8 +388,8 @@ pub unsafe fn mma16<
                 let nt = kt + STAGES - 1;
                 if nt < ktiles {
                     let st = smem + (nt % STAGES) * stage_bytes;
-                    ca.issue::<BM, BK, 256, 2>(st, nt);
-                    cb.issue::<BN, BK, 256, 2>(st + a_bytes, nt);
+                    ca.issue::<BM, BK, THREADS, 2>(st, nt);
+                    cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
                 }
                 commit_group();
                 let ta = smem + (kt % STAGES) * stage_bytes;

@@ -120,6 +120,7 @@ pub unsafe fn mma_tf32<
     const STAGES: u32,
     const MI: usize,
     const NI: usize,
+    const THREADS: u32,
 >(
     p: &GemmParams,
     tid: u32,
@@ -128,7 +129,7 @@ pub unsafe fn mma_tf32<
 ) {
     const { assert!(NI.is_multiple_of(2)) };
     const { assert!(smem_bytes(BM, BN, STAGES) == crate::config::mma_tf32_smem(BM, BN, STAGES)) };
-    const { assert!(WARPS_M * WARPS_N * 32 == 256) };
+    const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
@@ -170,8 +171,8 @@ pub unsafe fn mma_tf32<
     while s < STAGES - 1 {
         if s < ktiles {
             let st = smem + s * stage_bytes;
-            ca.issue::<BM, BK, KPAD, RPAD, 256>(st, s * BK, tid);
-            cb.issue::<BN, BK, KPAD, RPAD, 256>(st + a_bytes, s * BK, tid);
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, s * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, s * BK, tid);
         }
         commit_group();
         s += 1;
@@ -183,8 +184,8 @@ pub unsafe fn mma_tf32<
         let nt = kt + STAGES - 1;
         if nt < ktiles {
             let st = smem + (nt % STAGES) * stage_bytes;
-            ca.issue::<BM, BK, KPAD, RPAD, 256>(st, nt * BK, tid);
-            cb.issue::<BN, BK, KPAD, RPAD, 256>(st + a_bytes, nt * BK, tid);
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
         }
         commit_group();
         let ta = smem + (kt % STAGES) * stage_bytes;

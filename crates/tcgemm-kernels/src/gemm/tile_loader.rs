@@ -74,6 +74,11 @@ impl TileLoader {
     ) -> Self {
         let epc = 16 / EB;
         let eb = EB as u64;
+        // every chunk has exactly one owner, and a thread's chunks share their contiguous offset
+        const { assert!((R * BK / (16 / EB)).is_multiple_of(THREADS)) };
+        const {
+            assert!(THREADS.is_multiple_of(BK / (16 / EB)) && THREADS.is_multiple_of(R / (16 / EB)))
+        };
         let per_thread = R * BK / epc / THREADS;
         if k_contig {
             let per_row = BK / epc;
