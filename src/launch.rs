@@ -5,8 +5,9 @@ use crate::dispatch::Ptrs;
 use crate::error::{invalid, Result};
 use crate::gemm::Gemm;
 use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use tcgemm_kernels::config::uses_tma_params;
 use tcgemm_kernels::config::{Elem, DEFAULT_GROUP_M};
-use tcgemm_kernels::params::{flags, GemmParams};
+use tcgemm_kernels::params::{flags, GemmParams, TmaParams};
 
 /// The single kernel argument: [`GemmParams`] by value.
 #[repr(transparent)]
@@ -17,6 +18,15 @@ struct KernelArg(GemmParams);
 // dereferences, no padding-dependent invariants); `KernelArg` is `repr(transparent)` over it, so its
 // bytes are exactly the parameter block the kernels declare.
 unsafe impl DeviceRepr for KernelArg {}
+
+/// The single kernel argument of the TMA kernels: [`TmaParams`] by value.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug)]
+struct TmaKernelArg(TmaParams);
+
+// SAFETY: `TmaParams` is `#[repr(C)]` plain old data: two opaque 128-byte tensor maps the driver
+// encoded and a `GemmParams`; its bytes are exactly the parameter block the TMA kernels declare.
+unsafe impl DeviceRepr for TmaKernelArg {}
 
 /// Whether an operand allows 16-byte vector accesses: aligned base, and leading dimension and (with
 /// several batch items) batch stride whole multiples of 16 bytes.
@@ -113,8 +123,16 @@ pub(crate) unsafe fn launch(
     plan: &Plan,
     p: GemmParams,
 ) -> Result<()> {
-    let arg = KernelArg(p);
     let cfg = launch_config(plan);
+    if uses_tma_params(plan.kernel) {
+        let arg = TmaKernelArg(crate::tma::tma_params(p, plan.kernel)?);
+        // SAFETY: as below; the TMA kernels take one `TmaParams`, whose tensor maps describe the
+        // same A and B extents (k, rows, batch, leading dimensions, strides) that `p` carries, so
+        // every box a kernel copies lies in those validated buffers or is zero-filled by TMA.
+        unsafe { stream.launch_builder(func).arg(&arg).launch(cfg) }?;
+        return Ok(());
+    }
+    let arg = KernelArg(p);
     // SAFETY: every tcgemm kernel takes exactly one parameter, a `GemmParams` by value (the
     // `#[repr(C)]` struct shared with the kernels crate), which `KernelArg` is; `cfg` comes from the
     // same `KernelSpec` the kernel was built from (threads, smem bytes, and a grid covering m×n tiles

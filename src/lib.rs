@@ -34,6 +34,7 @@ pub mod error;
 pub mod gemm;
 mod launch;
 pub mod ptx;
+mod tma;
 
 pub use context::{Capabilities, Context, ContextOptions, Plan};
 pub use element::Element;

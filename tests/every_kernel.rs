@@ -42,11 +42,18 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
     };
     let tail = Problem::new(bm + 3, 2 * bn - 5, 3 * bk + 1)
         .trans(spec.trans_a, spec.trans_b)
-        .pad_ld(1, 3, 1)
-        .offsets(1, 1, 1)
         .scale(1.5, -0.5)
-        .batched(2)
         .precision(prec);
+    let tail = if tcgemm_kernels::config::uses_tma_params(spec) {
+        // TMA kernels need 16-byte-aligned views, leading dimensions and batch strides (dispatch
+        // sends other calls to the sm_80 kernels): pad each leading dimension past a multiple of 8
+        let pad = |x: usize| (8 - x % 8) % 8 + 8;
+        let (ca, cb) = (tail.a_cols(), tail.b_cols());
+        let n = tail.n;
+        tail.pad_ld(pad(ca), pad(cb), pad(n)).batched(2)
+    } else {
+        tail.pad_ld(1, 3, 1).offsets(1, 1, 1).batched(2)
+    };
     let full = Problem::new(2 * bm, 2 * bn, 4 * bk)
         .trans(spec.trans_a, spec.trans_b)
         .precision(prec);

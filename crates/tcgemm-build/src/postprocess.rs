@@ -49,18 +49,32 @@ pub fn add_launch_bounds(ptx: &str, kernels: &[KernelSpec]) -> Result<String, St
         })?;
         // The parameter list closes on this line (`name()` / `name(...)`) or on a line starting with `)`.
         let after_name = line.split_once(name).map(|(_, r)| r).unwrap_or("");
+        // TMA kernels take a `TmaParams` whose tensor maps must be 64-byte aligned, but rustc's PTX
+        // ABI caps parameter alignment at 16: raise the declared alignment of that parameter here.
+        let tma_param = format!(".param .align 16 .b8 {name}_param_0[");
+        let mut raised = !tcgemm_kernels::config::uses_tma_params(spec);
         if !after_name.contains(')') {
             loop {
                 let Some(l) = lines.get(i) else {
                     return Err(format!("unterminated parameter list of entry `{name}`"));
                 };
-                out.push_str(l);
+                if !raised && l.contains(&tma_param) {
+                    out.push_str(&l.replace(".align 16", ".align 64"));
+                    raised = true;
+                } else {
+                    out.push_str(l);
+                }
                 out.push('\n');
                 i += 1;
                 if l.trim_start().starts_with(')') {
                     break;
                 }
             }
+        }
+        if !raised {
+            return Err(format!(
+                "TMA entry `{name}` does not declare its parameter as `{tma_param}...]`"
+            ));
         }
         // Drop launch-bound directives LLVM may have written itself; the table is authoritative.
         while let Some(l) = lines.get(i) {

@@ -356,6 +356,35 @@ const fn mma16_64x64(
     }
 }
 
+/// Dynamic shared memory of the Hopper TMA kernels with `stages` stages: 1024 bytes of alignment
+/// slack, `stages × (128 + 256) × 128` bytes of tiles, two 8-byte barriers per stage. Mirrors
+/// `gemm::hopper::smem_bytes`.
+pub const fn hopper_smem(stages: u32) -> u32 {
+    1024 + stages * (128 + 256) * 128 + stages * 16
+}
+
+/// A Hopper (sm_90a) kernel: TMA + `mbarrier` + `wgmma`, warp-specialized (one producer and two
+/// consumer warpgroups), 128×256×64 tiles, 4 stages, both operands K-major (layout `nt`).
+const fn hopper(name: &'static str, input: Elem, output: Elem, math: Math) -> KernelSpec {
+    KernelSpec {
+        name,
+        target: Target::Sm90a,
+        input,
+        output,
+        math,
+        trans_a: false,
+        trans_b: true,
+        block: GemmShape::new(128, 256, 64),
+        warp: GemmShape::new(64, 256, 16),
+        stages: 4,
+        threads: 384,
+        min_blocks_per_sm: 1,
+        smem_bytes: hopper_smem(4),
+        role: Role::Gemm,
+        rank: 30,
+    }
+}
+
 /// Every kernel entry point tcgemm builds.
 pub const KERNELS: &[KernelSpec] = &[
     sgemm("sgemm_nn_128x128x8_t8x8_s2", false, false),
@@ -790,6 +819,30 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
         true,
     ),
+    hopper(
+        "f16_f32_nt_128x256x64_w64x256_s4_tma",
+        Elem::F16,
+        Elem::F32,
+        Math::MmaF16F32,
+    ),
+    hopper(
+        "f16_f16_nt_128x256x64_w64x256_s4_tma",
+        Elem::F16,
+        Elem::F16,
+        Math::MmaF16F32,
+    ),
+    hopper(
+        "bf16_f32_nt_128x256x64_w64x256_s4_tma",
+        Elem::Bf16,
+        Elem::F32,
+        Math::MmaBf16F32,
+    ),
+    hopper(
+        "bf16_bf16_nt_128x256x64_w64x256_s4_tma",
+        Elem::Bf16,
+        Elem::Bf16,
+        Math::MmaBf16F32,
+    ),
     ceiling("ceiling_ffma_f32", Elem::F32, Math::Ffma),
     ceiling("ceiling_mma_m16n8k8_tf32", Elem::F32, Math::MmaTf32),
     ceiling("ceiling_mma_m16n8k16_f16", Elem::F16, Math::MmaF16F32),
@@ -799,6 +852,17 @@ pub const KERNELS: &[KernelSpec] = &[
     convert("convert_f16_to_f32", Elem::F16, Elem::F32),
     convert("convert_bf16_to_f32", Elem::Bf16, Elem::F32),
 ];
+
+/// Whether a kernel takes a [`TmaParams`](crate::params::TmaParams) (the sm_90a TMA kernels) instead
+/// of a bare [`GemmParams`](crate::params::GemmParams).
+///
+/// ```
+/// use tcgemm_kernels::config::{find_kernel, uses_tma_params};
+/// assert!(!uses_tma_params(find_kernel("sgemm_nn_128x128x8_t8x8_s2").unwrap()));
+/// ```
+pub const fn uses_tma_params(spec: &KernelSpec) -> bool {
+    matches!(spec.target, Target::Sm90a) && matches!(spec.role, Role::Gemm)
+}
 
 /// Looks a kernel up by its name.
 ///

@@ -197,3 +197,44 @@ mod sm80 {
     convert_entry!(/// bf16 → f32, exact.
         convert_bf16_to_f32 => crate::elementwise::widen::<true>);
 }
+
+/// Declares an `extern "ptx-kernel"` entry taking one [`TmaParams`](crate::params::TmaParams) and
+/// forwarding its `GemmParams` plus the generic address of the parameter block (the tensor maps
+/// stay in kernel-parameter memory, where TMA reads them) to a threadblock body.
+#[cfg(target_feature = "sm_90a")]
+macro_rules! entry_tma {
+    ($(#[$doc:meta])* $name:ident => $body:path) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Launched only by the host crate with the launch shape of its `config::KERNELS` record,
+        /// validated parameters and tensor maps encoded for them.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(p: $crate::params::TmaParams) {
+            use $crate::arch::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x};
+            let maps: u64;
+            // SAFETY: taking the generic address of this kernel's own parameter block.
+            core::arch::asm!(
+                concat!("mov.b64 {0}, ", stringify!($name), "_param_0;\n\tcvta.param.u64 {0}, {0};"),
+                out(reg64) maps,
+                options(pure, nomem, nostack)
+            );
+            let z = block_idx_y() + block_idx_z() * grid_dim_y();
+            $body(&p.p, maps, thread_idx_x(), block_idx_x(), z);
+        }
+    };
+}
+
+#[cfg(target_feature = "sm_90a")]
+mod sm90 {
+    use crate::gemm::hopper::hopper_gemm;
+    use crate::gemm::mma16::{Bf16, F16};
+    entry_tma!(/// F16 inputs, F32 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, 4>);
+    entry_tma!(/// F16 inputs, F16 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, 4>);
+    entry_tma!(/// BF16 inputs, F32 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, 4>);
+    entry_tma!(/// BF16 inputs, BF16 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_bf16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, 4>);
+}

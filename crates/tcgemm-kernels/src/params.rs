@@ -21,6 +21,11 @@ pub mod flags {
     pub const VEC_C: u32 = 1 << 4;
     /// `beta == 0`: C is never read (NaN in C does not leak), as BLAS specifies.
     pub const BETA_ZERO: u32 = 1 << 5;
+    /// TMA kernels: A's tensor map has a batch dimension (batch item `z` is coordinate `z`);
+    /// otherwise every batch item reads item 0 (one batch item, or `stride_a == 0`).
+    pub const TMA_BATCH_A: u32 = 1 << 6;
+    /// TMA kernels: B's tensor map has a batch dimension.
+    pub const TMA_BATCH_B: u32 = 1 << 7;
 }
 
 /// Kernel parameters, passed by value as the single kernel argument.
@@ -77,4 +82,44 @@ impl GemmParams {
     pub const fn tiles(&self, bm: u32, bn: u32) -> (u32, u32) {
         (self.m.div_ceil(bm), self.n.div_ceil(bn))
     }
+}
+
+/// An opaque, host-encoded TMA tensor map (`CUtensorMap`: 128 bytes). TMA needs it 64-byte aligned;
+/// Rust's PTX kernel ABI allows at most 16, so the PTX builder raises the alignment of the TMA
+/// kernels' parameter to 64 (`tcgemm-build`'s `add_launch_bounds`) and the offsets below are
+/// multiples of 64.
+///
+/// ```
+/// use tcgemm_kernels::params::TensorMap;
+/// assert_eq!(core::mem::size_of::<TensorMap>(), 128);
+/// ```
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorMap(pub [u64; 16]);
+
+impl Default for TensorMap {
+    fn default() -> Self {
+        TensorMap([0; 16])
+    }
+}
+
+/// The single kernel argument of the TMA (sm_90a) kernels: the tensor maps of A and B, then the
+/// usual [`GemmParams`]. Kernels read the maps in place, in kernel-parameter memory (TMA needs them
+/// there, in constant or in global memory, 64-byte aligned).
+///
+/// ```
+/// use tcgemm_kernels::params::TmaParams;
+/// assert_eq!(core::mem::size_of::<TmaParams>(), 368);
+/// assert_eq!(core::mem::offset_of!(TmaParams, map_b), 128);
+/// assert_eq!(core::mem::offset_of!(TmaParams, p), 256);
+/// ```
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TmaParams {
+    /// A's tensor map: dimensions (k, rows of op(A), batch), box (BK, BM, 1), 128-byte swizzle.
+    pub map_a: TensorMap,
+    /// B's tensor map: dimensions (k, columns of op(B), batch), box (BK, BN, 1), 128-byte swizzle.
+    pub map_b: TensorMap,
+    /// Everything else.
+    pub p: GemmParams,
 }

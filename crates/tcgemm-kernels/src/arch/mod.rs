@@ -10,6 +10,12 @@ pub mod cp_async;
 pub mod global;
 pub mod index;
 pub mod ldmatrix;
+#[cfg(target_feature = "sm_90a")]
+pub mod mbarrier;
 pub mod mma;
 pub mod smem;
 pub mod sync;
+#[cfg(target_feature = "sm_90a")]
+pub mod tma;
+#[cfg(target_feature = "sm_90a")]
+pub mod wgmma;

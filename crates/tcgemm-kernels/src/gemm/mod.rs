@@ -2,6 +2,8 @@
 //! epilogues. Components take indices as arguments; only `kernels` reads `%tid`/`%ctaid`.
 
 pub mod ceiling;
+#[cfg(target_feature = "sm_90a")]
+pub mod hopper;
 pub mod mma16;
 pub mod mma_tf32;
 pub mod raster;

@@ -1,0 +1,41 @@
+//! Tensor Memory Accelerator copies (`cp.async.bulk.tensor`, sm_90): one thread moves a whole tile
+//! described by a host-encoded tensor map, completing on an `mbarrier` with transaction bytes.
+
+use core::arch::asm;
+
+/// `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes` — copies the box
+/// at coordinates `(c0, c1, c2)` (innermost first, in elements) of the tensor map at generic address
+/// `tmap` to shared address `dst`, and signals `mbar` with the box's bytes. Elements outside the
+/// tensor are filled with zeros.
+///
+/// # Safety
+/// `tmap` must be the generic address of a valid, 64-byte-aligned tensor map in kernel parameter,
+/// constant or global memory; `dst` must be a shared tile of the box's size with the alignment the
+/// map's swizzle needs (1024 bytes for 128-byte swizzle); `mbar` must expect these bytes.
+#[inline(always)]
+pub unsafe fn global_to_shared_3d(dst: u32, tmap: u64, c0: u32, c1: u32, c2: u32, mbar: u32) {
+    asm!(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{0}], [{1}, {{{2}, {3}, {4}}}], [{5}];",
+        in(reg32) dst, in(reg64) tmap, in(reg32) c0, in(reg32) c1, in(reg32) c2, in(reg32) mbar,
+        options(nostack)
+    );
+}
+
+/// `prefetch.tensormap [tmap];` — brings a tensor map into the descriptor cache.
+///
+/// # Safety
+/// `tmap` as in [`global_to_shared_3d`].
+#[inline(always)]
+pub unsafe fn prefetch_map(tmap: u64) {
+    asm!("prefetch.tensormap [{0}];", in(reg64) tmap, options(nostack));
+}
+
+/// `fence.proxy.async.shared::cta;` — orders this thread's generic-proxy shared-memory accesses with
+/// later async-proxy (TMA, `wgmma`) accesses.
+///
+/// # Safety
+/// None.
+#[inline(always)]
+pub unsafe fn fence_proxy_async_shared() {
+    asm!("fence.proxy.async.shared::cta;", options(nostack));
+}

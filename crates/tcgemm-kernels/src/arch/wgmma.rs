@@ -1,0 +1,364 @@
+//! Warpgroup MMA (`wgmma`, sm_90a): asynchronous 64×N×K products issued by a warpgroup of four
+//! consecutive warps, operands read from shared memory through 64-bit matrix descriptors,
+//! accumulators in registers.
+
+use core::arch::asm;
+
+/// Shared-memory matrix descriptor of a K-major tile stored with the 128-byte swizzle TMA writes
+/// (rows of 128 bytes, 8-row atoms of 1024 bytes): start address (bits 0–13, in 16 B), leading byte
+/// offset 1 (unused for swizzled K-major), stride byte offset 1024 B between 8-row groups
+/// (bits 32–45), swizzle mode 1 = 128 B (bits 62–63). `addr` must lie in a 1024-byte-aligned tile,
+/// offset along K by a multiple of 32 bytes.
+#[inline(always)]
+pub const fn desc_k_major_sw128(addr: u32) -> u64 {
+    ((addr as u64 & 0x3_ffff) >> 4) | (1u64 << 16) | ((1024u64 >> 4) << 32) | (1u64 << 62)
+}
+
+/// `wgmma.fence.sync.aligned;` — orders register accesses to accumulators before the next `wgmma`.
+///
+/// # Safety
+/// Warpgroup-convergent.
+#[inline(always)]
+pub unsafe fn fence() {
+    asm!("wgmma.fence.sync.aligned;", options(nostack));
+}
+
+/// `wgmma.commit_group.sync.aligned;` — closes the group of `wgmma`s issued since the last commit.
+///
+/// # Safety
+/// Warpgroup-convergent.
+#[inline(always)]
+pub unsafe fn commit_group() {
+    asm!("wgmma.commit_group.sync.aligned;", options(nostack));
+}
+
+/// `wgmma.wait_group.sync.aligned N;` — waits until at most `N` committed groups are pending.
+///
+/// # Safety
+/// Warpgroup-convergent.
+#[inline(always)]
+pub unsafe fn wait_group<const N: u32>() {
+    asm!("wgmma.wait_group.sync.aligned {0};", const N, options(nostack));
+}
+
+/// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register allotment to `N`.
+///
+/// # Safety
+/// Warpgroup-convergent; the kernel must be launched with a register cap (`.maxntid` with
+/// `.minnctapersm`) and the block's allotments must fit the register file.
+#[inline(always)]
+pub unsafe fn setmaxnreg_inc<const N: u32>() {
+    asm!("setmaxnreg.inc.sync.aligned.u32 {0};", const N, options(nostack));
+}
+
+/// `setmaxnreg.dec.sync.aligned.u32 N;` — lowers this warpgroup's register allotment to `N`,
+/// releasing registers for the other warpgroups.
+///
+/// # Safety
+/// Warpgroup-convergent; the warpgroup must not need more than `N` registers afterwards.
+#[inline(always)]
+pub unsafe fn setmaxnreg_dec<const N: u32>() {
+    asm!("setmaxnreg.dec.sync.aligned.u32 {0};", const N, options(nostack));
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16` — f16 inputs, f32 accumulators: `d[64×256] (+)= A[64×16]·B[16×256]`
+/// with A and B read from shared memory through the descriptors (both K-major), `d` += when
+/// `accumulate`, = otherwise. Register `i` of thread `t` holds row `16·(t/32) + (t%32)/4 + 8·((i%4)/2)`,
+/// column `8·(i/4) + 2·(t%4) + i%2`.
+///
+/// # Safety
+/// Warpgroup-convergent (all 128 threads); the shared tiles must stay unchanged until the group is
+/// waited for; `d` must not be touched until then except by further `wgmma`s.
+#[inline(always)]
+pub unsafe fn m64n256k16_f32_f16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, accumulate: bool) {
+    asm!(
+        "{{",
+        ".reg .pred p;",
+        "setp.ne.b32 p, {sd}, 0;",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1, 0, 0;",
+        "}}",
+        inout(reg32) d[0],
+        inout(reg32) d[1],
+        inout(reg32) d[2],
+        inout(reg32) d[3],
+        inout(reg32) d[4],
+        inout(reg32) d[5],
+        inout(reg32) d[6],
+        inout(reg32) d[7],
+        inout(reg32) d[8],
+        inout(reg32) d[9],
+        inout(reg32) d[10],
+        inout(reg32) d[11],
+        inout(reg32) d[12],
+        inout(reg32) d[13],
+        inout(reg32) d[14],
+        inout(reg32) d[15],
+        inout(reg32) d[16],
+        inout(reg32) d[17],
+        inout(reg32) d[18],
+        inout(reg32) d[19],
+        inout(reg32) d[20],
+        inout(reg32) d[21],
+        inout(reg32) d[22],
+        inout(reg32) d[23],
+        inout(reg32) d[24],
+        inout(reg32) d[25],
+        inout(reg32) d[26],
+        inout(reg32) d[27],
+        inout(reg32) d[28],
+        inout(reg32) d[29],
+        inout(reg32) d[30],
+        inout(reg32) d[31],
+        inout(reg32) d[32],
+        inout(reg32) d[33],
+        inout(reg32) d[34],
+        inout(reg32) d[35],
+        inout(reg32) d[36],
+        inout(reg32) d[37],
+        inout(reg32) d[38],
+        inout(reg32) d[39],
+        inout(reg32) d[40],
+        inout(reg32) d[41],
+        inout(reg32) d[42],
+        inout(reg32) d[43],
+        inout(reg32) d[44],
+        inout(reg32) d[45],
+        inout(reg32) d[46],
+        inout(reg32) d[47],
+        inout(reg32) d[48],
+        inout(reg32) d[49],
+        inout(reg32) d[50],
+        inout(reg32) d[51],
+        inout(reg32) d[52],
+        inout(reg32) d[53],
+        inout(reg32) d[54],
+        inout(reg32) d[55],
+        inout(reg32) d[56],
+        inout(reg32) d[57],
+        inout(reg32) d[58],
+        inout(reg32) d[59],
+        inout(reg32) d[60],
+        inout(reg32) d[61],
+        inout(reg32) d[62],
+        inout(reg32) d[63],
+        inout(reg32) d[64],
+        inout(reg32) d[65],
+        inout(reg32) d[66],
+        inout(reg32) d[67],
+        inout(reg32) d[68],
+        inout(reg32) d[69],
+        inout(reg32) d[70],
+        inout(reg32) d[71],
+        inout(reg32) d[72],
+        inout(reg32) d[73],
+        inout(reg32) d[74],
+        inout(reg32) d[75],
+        inout(reg32) d[76],
+        inout(reg32) d[77],
+        inout(reg32) d[78],
+        inout(reg32) d[79],
+        inout(reg32) d[80],
+        inout(reg32) d[81],
+        inout(reg32) d[82],
+        inout(reg32) d[83],
+        inout(reg32) d[84],
+        inout(reg32) d[85],
+        inout(reg32) d[86],
+        inout(reg32) d[87],
+        inout(reg32) d[88],
+        inout(reg32) d[89],
+        inout(reg32) d[90],
+        inout(reg32) d[91],
+        inout(reg32) d[92],
+        inout(reg32) d[93],
+        inout(reg32) d[94],
+        inout(reg32) d[95],
+        inout(reg32) d[96],
+        inout(reg32) d[97],
+        inout(reg32) d[98],
+        inout(reg32) d[99],
+        inout(reg32) d[100],
+        inout(reg32) d[101],
+        inout(reg32) d[102],
+        inout(reg32) d[103],
+        inout(reg32) d[104],
+        inout(reg32) d[105],
+        inout(reg32) d[106],
+        inout(reg32) d[107],
+        inout(reg32) d[108],
+        inout(reg32) d[109],
+        inout(reg32) d[110],
+        inout(reg32) d[111],
+        inout(reg32) d[112],
+        inout(reg32) d[113],
+        inout(reg32) d[114],
+        inout(reg32) d[115],
+        inout(reg32) d[116],
+        inout(reg32) d[117],
+        inout(reg32) d[118],
+        inout(reg32) d[119],
+        inout(reg32) d[120],
+        inout(reg32) d[121],
+        inout(reg32) d[122],
+        inout(reg32) d[123],
+        inout(reg32) d[124],
+        inout(reg32) d[125],
+        inout(reg32) d[126],
+        inout(reg32) d[127],
+        da = in(reg64) desc_a,
+        db = in(reg64) desc_b,
+        sd = in(reg32) accumulate as u32,
+        options(nostack)
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators: `d[64×256] (+)= A[64×16]·B[16×256]`
+/// with A and B read from shared memory through the descriptors (both K-major), `d` += when
+/// `accumulate`, = otherwise. Register `i` of thread `t` holds row `16·(t/32) + (t%32)/4 + 8·((i%4)/2)`,
+/// column `8·(i/4) + 2·(t%4) + i%2`.
+///
+/// # Safety
+/// Warpgroup-convergent (all 128 threads); the shared tiles must stay unchanged until the group is
+/// waited for; `d` must not be touched until then except by further `wgmma`s.
+#[inline(always)]
+pub unsafe fn m64n256k16_f32_bf16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, accumulate: bool) {
+    asm!(
+        "{{",
+        ".reg .pred p;",
+        "setp.ne.b32 p, {sd}, 0;",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1, 0, 0;",
+        "}}",
+        inout(reg32) d[0],
+        inout(reg32) d[1],
+        inout(reg32) d[2],
+        inout(reg32) d[3],
+        inout(reg32) d[4],
+        inout(reg32) d[5],
+        inout(reg32) d[6],
+        inout(reg32) d[7],
+        inout(reg32) d[8],
+        inout(reg32) d[9],
+        inout(reg32) d[10],
+        inout(reg32) d[11],
+        inout(reg32) d[12],
+        inout(reg32) d[13],
+        inout(reg32) d[14],
+        inout(reg32) d[15],
+        inout(reg32) d[16],
+        inout(reg32) d[17],
+        inout(reg32) d[18],
+        inout(reg32) d[19],
+        inout(reg32) d[20],
+        inout(reg32) d[21],
+        inout(reg32) d[22],
+        inout(reg32) d[23],
+        inout(reg32) d[24],
+        inout(reg32) d[25],
+        inout(reg32) d[26],
+        inout(reg32) d[27],
+        inout(reg32) d[28],
+        inout(reg32) d[29],
+        inout(reg32) d[30],
+        inout(reg32) d[31],
+        inout(reg32) d[32],
+        inout(reg32) d[33],
+        inout(reg32) d[34],
+        inout(reg32) d[35],
+        inout(reg32) d[36],
+        inout(reg32) d[37],
+        inout(reg32) d[38],
+        inout(reg32) d[39],
+        inout(reg32) d[40],
+        inout(reg32) d[41],
+        inout(reg32) d[42],
+        inout(reg32) d[43],
+        inout(reg32) d[44],
+        inout(reg32) d[45],
+        inout(reg32) d[46],
+        inout(reg32) d[47],
+        inout(reg32) d[48],
+        inout(reg32) d[49],
+        inout(reg32) d[50],
+        inout(reg32) d[51],
+        inout(reg32) d[52],
+        inout(reg32) d[53],
+        inout(reg32) d[54],
+        inout(reg32) d[55],
+        inout(reg32) d[56],
+        inout(reg32) d[57],
+        inout(reg32) d[58],
+        inout(reg32) d[59],
+        inout(reg32) d[60],
+        inout(reg32) d[61],
+        inout(reg32) d[62],
+        inout(reg32) d[63],
+        inout(reg32) d[64],
+        inout(reg32) d[65],
+        inout(reg32) d[66],
+        inout(reg32) d[67],
+        inout(reg32) d[68],
+        inout(reg32) d[69],
+        inout(reg32) d[70],
+        inout(reg32) d[71],
+        inout(reg32) d[72],
+        inout(reg32) d[73],
+        inout(reg32) d[74],
+        inout(reg32) d[75],
+        inout(reg32) d[76],
+        inout(reg32) d[77],
+        inout(reg32) d[78],
+        inout(reg32) d[79],
+        inout(reg32) d[80],
+        inout(reg32) d[81],
+        inout(reg32) d[82],
+        inout(reg32) d[83],
+        inout(reg32) d[84],
+        inout(reg32) d[85],
+        inout(reg32) d[86],
+        inout(reg32) d[87],
+        inout(reg32) d[88],
+        inout(reg32) d[89],
+        inout(reg32) d[90],
+        inout(reg32) d[91],
+        inout(reg32) d[92],
+        inout(reg32) d[93],
+        inout(reg32) d[94],
+        inout(reg32) d[95],
+        inout(reg32) d[96],
+        inout(reg32) d[97],
+        inout(reg32) d[98],
+        inout(reg32) d[99],
+        inout(reg32) d[100],
+        inout(reg32) d[101],
+        inout(reg32) d[102],
+        inout(reg32) d[103],
+        inout(reg32) d[104],
+        inout(reg32) d[105],
+        inout(reg32) d[106],
+        inout(reg32) d[107],
+        inout(reg32) d[108],
+        inout(reg32) d[109],
+        inout(reg32) d[110],
+        inout(reg32) d[111],
+        inout(reg32) d[112],
+        inout(reg32) d[113],
+        inout(reg32) d[114],
+        inout(reg32) d[115],
+        inout(reg32) d[116],
+        inout(reg32) d[117],
+        inout(reg32) d[118],
+        inout(reg32) d[119],
+        inout(reg32) d[120],
+        inout(reg32) d[121],
+        inout(reg32) d[122],
+        inout(reg32) d[123],
+        inout(reg32) d[124],
+        inout(reg32) d[125],
+        inout(reg32) d[126],
+        inout(reg32) d[127],
+        da = in(reg64) desc_a,
+        db = in(reg64) desc_b,
+        sd = in(reg32) accumulate as u32,
+        options(nostack)
+    );
+}

@@ -1,0 +1,175 @@
+//! Hopper (sm_90a) GEMM threadblock: TMA loads into a ring of shared-memory stages completing on
+//! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
+//! shared-memory descriptors, accumulators in registers.
+//!
+//! Block tile 128×256×64 (16-bit inputs), both operands K-major (A not transposed, B transposed):
+//! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
+//!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues two TMA box copies;
+//! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
+//!   the tile: per k-tile it waits on `full[s]`, issues four `wgmma.m64n256k16` (one per 16-deep
+//!   slice, the descriptor's start address stepping 32 bytes inside the 128-byte swizzle row),
+//!   commits, waits until only this group is pending, and releases the previous k-tile's stage
+//!   (`empty`), whose `wgmma`s have now completed.
+//! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
+//!
+//! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
+//! `STAGES × (A 128×128 B + B 256×128 B)`, then the `full` and `empty` barriers.
+
+use super::mma16::{epilogue, Input16};
+use super::{batch_bases, raster::tile_of_block};
+use crate::arch::mbarrier;
+use crate::arch::smem::base;
+use crate::arch::sync::sync_threads;
+use crate::arch::tma;
+use crate::arch::wgmma;
+use crate::params::{flags, GemmParams};
+
+/// Block tile rows.
+pub const BM: u32 = 128;
+/// Block tile columns.
+pub const BN: u32 = 256;
+/// Block tile depth (64 16-bit elements = one 128-byte swizzle row).
+pub const BK: u32 = 64;
+/// Bytes of one stage: the A box (128 rows) and the B box (256 rows) of 128-byte rows.
+pub const STAGE_BYTES: u32 = (BM + BN) * BK * 2;
+/// Threads: three warpgroups.
+pub const THREADS: u32 = 384;
+
+/// Dynamic shared memory of a configuration with `stages` stages: 1024 bytes of alignment slack,
+/// the stages, and two 8-byte barriers per stage.
+pub const fn smem_bytes(stages: u32) -> u32 {
+    1024 + stages * STAGE_BYTES + stages * 16
+}
+
+/// The `wgmma` of a 16-bit input type.
+pub trait Wgmma16: Input16 {
+    /// `d (+)= A·B` for one 64×256×16 slice.
+    ///
+    /// # Safety
+    /// As [`wgmma::m64n256k16_f32_f16`].
+    unsafe fn wgmma(d: &mut [f32; 128], da: u64, db: u64, accumulate: bool);
+}
+
+impl Wgmma16 for super::mma16::F16 {
+    #[inline(always)]
+    unsafe fn wgmma(d: &mut [f32; 128], da: u64, db: u64, accumulate: bool) {
+        wgmma::m64n256k16_f32_f16(d, da, db, accumulate)
+    }
+}
+
+impl Wgmma16 for super::mma16::Bf16 {
+    #[inline(always)]
+    unsafe fn wgmma(d: &mut [f32; 128], da: u64, db: u64, accumulate: bool) {
+        wgmma::m64n256k16_f32_bf16(d, da, db, accumulate)
+    }
+}
+
+/// Computes the block's output tile of batch item `z`. `maps` is the generic address of the
+/// kernel's `TmaParams` (A's tensor map at +0, B's at +128).
+///
+/// # Safety
+/// Launched with [`THREADS`] threads, `smem_bytes(STAGES)` of dynamic shared memory, the
+/// host-derived grid, validated parameters and tensor maps encoded for them (K-major A and B, boxes
+/// `BK×BM` and `BK×BN`, 128-byte swizzle).
+#[inline(always)]
+pub unsafe fn hopper_gemm<T: Wgmma16, const OUT_F32: bool, const STAGES: u32>(
+    p: &GemmParams,
+    maps: u64,
+    tid: u32,
+    bid: u32,
+    z: u32,
+) {
+    const { assert!(smem_bytes(STAGES) == crate::config::hopper_smem(STAGES)) };
+    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    if bid >= tiles_m * tiles_n || z >= p.batch {
+        return;
+    }
+    let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
+    let smem = (base() + 1023) & !1023;
+    let bars = smem + STAGES * STAGE_BYTES;
+    let full = |s: u32| bars + 8 * s;
+    let empty = |s: u32| bars + 8 * (STAGES + s);
+    let a_tile = |s: u32| smem + s * STAGE_BYTES;
+    let b_tile = |s: u32| smem + s * STAGE_BYTES + BM * BK * 2;
+    let ktiles = p.k.div_ceil(BK);
+    let wg = tid / 128;
+
+    if tid == 0 {
+        for s in 0..STAGES {
+            mbarrier::init(full(s), 1);
+            // every consumer thread arrives once per k-tile
+            mbarrier::init(empty(s), 256);
+        }
+        mbarrier::fence_init();
+    }
+    sync_threads();
+
+    if wg == 0 {
+        wgmma::setmaxnreg_dec::<40>();
+        if tid == 0 && ktiles > 0 {
+            let (map_a, map_b) = (maps, maps + 128);
+            tma::prefetch_map(map_a);
+            tma::prefetch_map(map_b);
+            let za = if p.flags & flags::TMA_BATCH_A != 0 {
+                z
+            } else {
+                0
+            };
+            let zb = if p.flags & flags::TMA_BATCH_B != 0 {
+                z
+            } else {
+                0
+            };
+            let mut kt = 0;
+            while kt < ktiles {
+                let s = kt % STAGES;
+                // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
+                mbarrier::wait_parity(empty(s), ((kt / STAGES) & 1) ^ 1);
+                mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
+                tma::global_to_shared_3d(a_tile(s), map_a, kt * BK, tile.m0, za, full(s));
+                tma::global_to_shared_3d(b_tile(s), map_b, kt * BK, tile.n0, zb, full(s));
+                kt += 1;
+            }
+        }
+    } else {
+        wgmma::setmaxnreg_inc::<232>();
+        let c = wg - 1;
+        let mut d = [0.0f32; 128];
+        let mut kt = 0;
+        while kt < ktiles {
+            let s = kt % STAGES;
+            mbarrier::wait_parity(full(s), (kt / STAGES) & 1);
+            let a0 = a_tile(s) + c * 64 * BK * 2;
+            let b0 = b_tile(s);
+            wgmma::fence();
+            for kk in 0..BK / 16 {
+                T::wgmma(
+                    &mut d,
+                    wgmma::desc_k_major_sw128(a0 + kk * 32),
+                    wgmma::desc_k_major_sw128(b0 + kk * 32),
+                    kt > 0 || kk > 0,
+                );
+            }
+            wgmma::commit_group();
+            // the previous k-tile's group has completed: its stage may be refilled
+            wgmma::wait_group::<1>();
+            if kt > 0 {
+                mbarrier::arrive(empty((kt - 1) % STAGES));
+            }
+            kt += 1;
+        }
+        wgmma::wait_group::<0>();
+        let (_, _, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
+        let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
+            [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
+        })];
+        let t = tid % 128;
+        epilogue::<T, OUT_F32, 1, 32>(
+            p,
+            &acc,
+            gc,
+            tile.m0 + c * 64 + (t / 32) * 16 + (t % 32) / 4,
+            tile.n0 + 2 * (t % 4),
+        );
+    }
+}
