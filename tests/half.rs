@@ -110,7 +110,10 @@ fn runs_by_name<I: TestElem, O: TestElem>(ctx: &Context, k: &str, p: &Problem) -
         return false;
     };
     !tcgemm_kernels::config::uses_tma_params(spec)
-        || p.tma_legal(elem_of::<I>().bytes() as usize, elem_of::<O>().bytes() as usize)
+        || p.tma_legal(
+            elem_of::<I>().bytes() as usize,
+            elem_of::<O>().bytes() as usize,
+        )
 }
 
 /// Runs `f::<I, O>` for the four type pairs.

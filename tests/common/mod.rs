@@ -576,7 +576,9 @@ impl Problem {
                 && (l.ld * eb) % 16 == 0
                 && (l.batch <= 1 || (l.stride * eb) % 16 == 0)
         };
-        ok(self.layout_a(), in_bytes) && ok(self.layout_b(), in_bytes) && ok(self.layout_c(), out_bytes)
+        ok(self.layout_a(), in_bytes)
+            && ok(self.layout_b(), in_bytes)
+            && ok(self.layout_c(), out_bytes)
     }
 
     pub fn layout_a(&self) -> Layout {

@@ -94,14 +94,8 @@ impl GemmParams {
 /// assert_eq!(core::mem::size_of::<TensorMap>(), 128);
 /// ```
 #[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TensorMap(pub [u64; 16]);
-
-impl Default for TensorMap {
-    fn default() -> Self {
-        TensorMap([0; 16])
-    }
-}
 
 /// The single kernel argument of the TMA (sm_90a) kernels: the tensor maps of A and B, then the
 /// usual [`GemmParams`]. Kernels read the maps in place, in kernel-parameter memory (TMA needs them
