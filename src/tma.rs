@@ -1,10 +1,11 @@
 //! Tensor maps for the Hopper (sm_90a) TMA kernels, encoded on the host with
 //! `cuTensorMapEncodeTiled` for each call.
 //!
-//! Both operands are read K-major: A (not transposed) as `rows = m`, B (transposed, `n×k`) as
-//! `rows = n`. Each map is three-dimensional, `(k, rows, batch)` innermost first, with strides
-//! `(ld, stride)` in bytes; boxes are `BK × BM × 1` (A) and `BK × BN × 1` (B) with the 128-byte
-//! swizzle the kernels' `wgmma` descriptors expect. Elements outside the tensor arrive as zeros, so
+//! A K-major operand (A not transposed, B transposed) is mapped `(k, rows, batch)` innermost first
+//! with boxes `BK × BM` (A) or `BK × BN` (B); an MN-major one (A transposed, B not transposed)
+//! `(rows, k, batch)` with boxes of 64 rows (128 bytes) × `BK`, several per tile. Strides are
+//! `(ld, stride)` in bytes; every map uses the 128-byte swizzle the kernels' `wgmma` descriptors
+//! expect. Elements outside the tensor arrive as zeros, so
 //! tails need no special case. An operand without a batch dimension (one batch item, or a batch
 //! stride of 0) gets a batch extent of 1 and the kernel reads item 0 for every `z`
 //! (`flags::TMA_BATCH_A/B` say which).
@@ -35,33 +36,45 @@ pub(crate) struct OperandMap {
     /// Box: elements along k, rows.
     pub box_k: u32,
     pub box_rows: u32,
+    /// The operand is contiguous along its rows (A transposed, B not transposed): the map is
+    /// `(rows, k, batch)` with boxes of 64 rows (128 bytes) × `box_k`.
+    pub mn_major: bool,
 }
 
 impl OperandMap {
     /// The map of one operand of `p` (`a == true`: A) for a kernel with block tile `spec.block`.
     pub(crate) fn of(p: &GemmParams, spec: &KernelSpec, a: bool) -> Self {
         let eb = u64::from(spec.input.bytes());
-        let (base, ld, stride, rows, box_rows) = if a {
-            (p.a, p.lda, p.stride_a, p.m, spec.block.m)
+        let (base, ld, stride, rows, box_rows, mn_major) = if a {
+            (p.a, p.lda, p.stride_a, p.m, spec.block.m, spec.trans_a)
         } else {
-            (p.b, p.ldb, p.stride_b, p.n, spec.block.n)
+            (p.b, p.ldb, p.stride_b, p.n, spec.block.n, !spec.trans_b)
         };
+        let k = u64::from(p.k.max(1));
         let batched = p.batch > 1 && stride != 0;
         let row_bytes = ld * eb;
         OperandMap {
             base,
             // k == 0 (A and B unreferenced) still needs a valid map; the kernel issues no copy
-            k: u64::from(p.k.max(1)),
+            k,
             rows: u64::from(rows),
             batch: if batched { u64::from(p.batch) } else { 1 },
             row_bytes,
             batch_bytes: if batched {
                 stride * eb
+            } else if mn_major {
+                row_bytes * k
             } else {
                 row_bytes * u64::from(rows)
             },
             box_k: spec.block.k,
-            box_rows,
+            // an MN-major box is one 128-byte swizzle row wide
+            box_rows: if mn_major {
+                128 / spec.input.bytes()
+            } else {
+                box_rows
+            },
+            mn_major,
         }
     }
 
@@ -72,9 +85,18 @@ impl OperandMap {
             Elem::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             Elem::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
         };
-        let dims: [u64; 3] = [self.k, self.rows, self.batch];
+        let (dims, boxes): ([u64; 3], [u32; 3]) = if self.mn_major {
+            (
+                [self.rows, self.k, self.batch],
+                [self.box_rows, self.box_k, 1],
+            )
+        } else {
+            (
+                [self.k, self.rows, self.batch],
+                [self.box_k, self.box_rows, 1],
+            )
+        };
         let strides: [u64; 2] = [self.row_bytes, self.batch_bytes];
-        let boxes: [u32; 3] = [self.box_k, self.box_rows, 1];
         let elem_strides: [u32; 3] = [1, 1, 1];
         let mut map = CUtensorMap { opaque: [0; 16] };
         // SAFETY: every pointer is to a local array of the length the rank (3) implies; the driver
@@ -130,7 +152,10 @@ mod tests {
     use tcgemm_kernels::config::{uses_tma_params, KERNELS};
 
     fn spec() -> &'static KernelSpec {
-        KERNELS.iter().find(|k| uses_tma_params(k)).unwrap()
+        KERNELS
+            .iter()
+            .find(|k| uses_tma_params(k) && !k.trans_a && k.trans_b)
+            .unwrap()
     }
 
     #[test]
@@ -157,6 +182,28 @@ mod tests {
         let b = OperandMap::of(&p, s, false);
         assert_eq!((b.rows, b.batch, b.row_bytes), (130, 1, 272));
         assert_eq!(b.box_rows, s.block.n);
+    }
+
+    #[test]
+    fn mn_major_operands_get_64_wide_boxes() {
+        let p = GemmParams {
+            lda: 104,
+            ldb: 136,
+            m: 100,
+            n: 130,
+            k: 70,
+            batch: 1,
+            ..GemmParams::default()
+        };
+        let nn = KERNELS
+            .iter()
+            .find(|k| uses_tma_params(k) && !k.trans_a && !k.trans_b)
+            .unwrap();
+        let b = OperandMap::of(&p, nn, false);
+        assert!(b.mn_major);
+        assert_eq!((b.box_rows, b.box_k), (64, nn.block.k));
+        assert_eq!((b.row_bytes, b.batch_bytes), (272, 272 * 70));
+        assert!(!OperandMap::of(&p, nn, true).mn_major);
     }
 
     #[test]

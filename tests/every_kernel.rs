@@ -1,7 +1,8 @@
 //! Every kernel of every loaded module, by name, on one tail shape (no dimension a tile multiple,
 //! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items) and one full-tile shape.
 //! Small on purpose: the GPU bundle runs it under `compute-sanitizer` (memcheck, racecheck,
-//! synccheck, initcheck) with the filter `every_kernel`.
+//! synccheck, initcheck) with the filter `every_kernel`; `TCGEMM_KERNEL_FILTER=SUBSTRING` limits it to
+//! the kernels whose names contain SUBSTRING.
 //!
 //! Tolerances: the FP32 path's (see `tests/fp32.rs`) for FFMA; TF32 relative Frobenius 2e-3
 //! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
@@ -72,10 +73,12 @@ fn run<I: TestElem, O: TestElem>(ctx: &Context, spec: &KernelSpec, rng: &mut Rng
 fn every_kernel_tail_and_full_shape() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng::for_test("every_kernel_tail_and_full_shape");
+    // TCGEMM_KERNEL_FILTER=substring narrows the run (sanitizer runs of one family)
+    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
     let kernels: Vec<_> = ctx
         .kernels()
         .into_iter()
-        .filter(|k| k.role == Role::Gemm)
+        .filter(|k| k.role == Role::Gemm && k.name.contains(filter.as_str()))
         .collect();
     assert!(!kernels.is_empty(), "a GPU context with no runnable kernel");
     for spec in kernels {

@@ -229,12 +229,36 @@ macro_rules! entry_tma {
 mod sm90 {
     use crate::gemm::hopper::hopper_gemm;
     use crate::gemm::mma16::{Bf16, F16};
+    entry_tma!(/// F16 inputs, F32 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, false, 4>);
     entry_tma!(/// F16 inputs, F32 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, 4>);
+        f16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, true, 4>);
+    entry_tma!(/// F16 inputs, F32 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f32_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, true, false, 4>);
+    entry_tma!(/// F16 inputs, F32 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f32_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, true, true, 4>);
+    entry_tma!(/// F16 inputs, F16 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f16_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, false, false, 4>);
     entry_tma!(/// F16 inputs, F16 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, 4>);
+        f16_f16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, false, true, 4>);
+    entry_tma!(/// F16 inputs, F16 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, true, false, 4>);
+    entry_tma!(/// F16 inputs, F16 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        f16_f16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, true, true, 4>);
+    entry_tma!(/// BF16 inputs, F32 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, false, false, 4>);
     entry_tma!(/// BF16 inputs, F32 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, 4>);
+        bf16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, false, true, 4>);
+    entry_tma!(/// BF16 inputs, F32 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_f32_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, true, false, 4>);
+    entry_tma!(/// BF16 inputs, F32 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_f32_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, true, true, 4>);
+    entry_tma!(/// BF16 inputs, BF16 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_bf16_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, false, false, 4>);
     entry_tma!(/// BF16 inputs, BF16 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_bf16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, 4>);
+        bf16_bf16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, false, true, 4>);
+    entry_tma!(/// BF16 inputs, BF16 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_bf16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, false, 4>);
+    entry_tma!(/// BF16 inputs, BF16 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
+        bf16_bf16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, true, 4>);
 }

@@ -14,6 +14,18 @@ pub const fn desc_k_major_sw128(addr: u32) -> u64 {
     ((addr as u64 & 0x3_ffff) >> 4) | (1u64 << 16) | ((1024u64 >> 4) << 32) | (1u64 << 62)
 }
 
+/// Shared-memory matrix descriptor of an MN-major tile stored with the 128-byte swizzle TMA writes
+/// for boxes of 64 MN-contiguous 16-bit elements × k rows: swizzle atoms of 64 elements × 8 k-rows
+/// (1024 bytes); leading byte offset `lbo` between atoms along MN (one TMA box apart), stride byte
+/// offset 1024 B between 8-row groups along k. `addr` must be 1024-byte aligned.
+#[inline(always)]
+pub const fn desc_mn_major_sw128(addr: u32, lbo: u32) -> u64 {
+    ((addr as u64 & 0x3_ffff) >> 4)
+        | (((lbo as u64) >> 4) << 16)
+        | ((1024u64 >> 4) << 32)
+        | (1u64 << 62)
+}
+
 /// `wgmma.fence.sync.aligned;` — orders register accesses to accumulators before the next `wgmma`.
 ///
 /// # Safety
@@ -62,7 +74,8 @@ pub unsafe fn setmaxnreg_dec<const N: u32>() {
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16` — f16 inputs, f32 accumulators: `d[64×256] (+)= A[64×16]·B[16×256]`
-/// with A and B read from shared memory through the descriptors (both K-major), `d` += when
+/// with A and B read from shared memory through the descriptors (PTX's `imm-trans-a`/`imm-trans-b`:
+/// `true` = that operand is MN-major in shared memory, `false` = K-major), `d` += when
 /// `accumulate`, = otherwise. Register `i` of thread `t` holds row `16·(t/32) + (t%32)/4 + 8·((i%4)/2)`,
 /// column `8·(i/4) + 2·(t%4) + i%2`.
 ///
@@ -70,12 +83,17 @@ pub unsafe fn setmaxnreg_dec<const N: u32>() {
 /// Warpgroup-convergent (all 128 threads); the shared tiles must stay unchanged until the group is
 /// waited for; `d` must not be touched until then except by further `wgmma`s.
 #[inline(always)]
-pub unsafe fn m64n256k16_f32_f16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, accumulate: bool) {
+pub unsafe fn m64n256k16_f32_f16<const TRANS_A: bool, const TRANS_B: bool>(
+    d: &mut [f32; 128],
+    desc_a: u64,
+    desc_b: u64,
+    accumulate: bool,
+) {
     asm!(
         "{{",
         ".reg .pred p;",
         "setp.ne.b32 p, {sd}, 0;",
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1, 0, 0;",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1, {ta}, {tb};",
         "}}",
         inout(reg32) d[0],
         inout(reg32) d[1],
@@ -208,12 +226,15 @@ pub unsafe fn m64n256k16_f32_f16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, a
         da = in(reg64) desc_a,
         db = in(reg64) desc_b,
         sd = in(reg32) accumulate as u32,
+        ta = const TRANS_A as u32,
+        tb = const TRANS_B as u32,
         options(nostack)
     );
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators: `d[64×256] (+)= A[64×16]·B[16×256]`
-/// with A and B read from shared memory through the descriptors (both K-major), `d` += when
+/// with A and B read from shared memory through the descriptors (PTX's `imm-trans-a`/`imm-trans-b`:
+/// `true` = that operand is MN-major in shared memory, `false` = K-major), `d` += when
 /// `accumulate`, = otherwise. Register `i` of thread `t` holds row `16·(t/32) + (t%32)/4 + 8·((i%4)/2)`,
 /// column `8·(i/4) + 2·(t%4) + i%2`.
 ///
@@ -221,12 +242,17 @@ pub unsafe fn m64n256k16_f32_f16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, a
 /// Warpgroup-convergent (all 128 threads); the shared tiles must stay unchanged until the group is
 /// waited for; `d` must not be touched until then except by further `wgmma`s.
 #[inline(always)]
-pub unsafe fn m64n256k16_f32_bf16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, accumulate: bool) {
+pub unsafe fn m64n256k16_f32_bf16<const TRANS_A: bool, const TRANS_B: bool>(
+    d: &mut [f32; 128],
+    desc_a: u64,
+    desc_b: u64,
+    accumulate: bool,
+) {
     asm!(
         "{{",
         ".reg .pred p;",
         "setp.ne.b32 p, {sd}, 0;",
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1, 0, 0;",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1, {ta}, {tb};",
         "}}",
         inout(reg32) d[0],
         inout(reg32) d[1],
@@ -359,6 +385,8 @@ pub unsafe fn m64n256k16_f32_bf16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, 
         da = in(reg64) desc_a,
         db = in(reg64) desc_b,
         sd = in(reg32) accumulate as u32,
+        ta = const TRANS_A as u32,
+        tb = const TRANS_B as u32,
         options(nostack)
     );
 }

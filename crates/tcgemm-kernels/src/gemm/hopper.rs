@@ -2,7 +2,10 @@
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
 //! shared-memory descriptors, accumulators in registers.
 //!
-//! Block tile 128×256×64 (16-bit inputs), both operands K-major (A not transposed, B transposed):
+//! Block tile 128×256×64 (16-bit inputs), any layout: a K-major operand (A not transposed, B
+//! transposed) arrives as one TMA box of 128-byte rows; an MN-major one as boxes of 64 MN-elements ×
+//! 64 k-rows, and `wgmma` reads it transposed (its descriptor steps 1024 B per 8 k-rows and one box
+//! per 64 MN-elements):
 //! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
 //!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues two TMA box copies;
 //! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
@@ -32,6 +35,10 @@ pub const BN: u32 = 256;
 pub const BK: u32 = 64;
 /// Bytes of one stage: the A box (128 rows) and the B box (256 rows) of 128-byte rows.
 pub const STAGE_BYTES: u32 = (BM + BN) * BK * 2;
+/// Elements along M or N of one TMA box of an MN-major operand (128 bytes: the swizzle width).
+pub const MN_BOX: u32 = 64;
+/// Bytes of one MN-major box: `MN_BOX` elements × `BK` k-rows.
+pub const MN_BOX_BYTES: u32 = MN_BOX * BK * 2;
 /// Threads: three warpgroups.
 pub const THREADS: u32 = 384;
 
@@ -47,20 +54,35 @@ pub trait Wgmma16: Input16 {
     ///
     /// # Safety
     /// As [`wgmma::m64n256k16_f32_f16`].
-    unsafe fn wgmma(d: &mut [f32; 128], da: u64, db: u64, accumulate: bool);
+    unsafe fn wgmma<const TA: bool, const TB: bool>(
+        d: &mut [f32; 128],
+        da: u64,
+        db: u64,
+        accumulate: bool,
+    );
 }
 
 impl Wgmma16 for super::mma16::F16 {
     #[inline(always)]
-    unsafe fn wgmma(d: &mut [f32; 128], da: u64, db: u64, accumulate: bool) {
-        wgmma::m64n256k16_f32_f16(d, da, db, accumulate)
+    unsafe fn wgmma<const TA: bool, const TB: bool>(
+        d: &mut [f32; 128],
+        da: u64,
+        db: u64,
+        accumulate: bool,
+    ) {
+        wgmma::m64n256k16_f32_f16::<TA, TB>(d, da, db, accumulate)
     }
 }
 
 impl Wgmma16 for super::mma16::Bf16 {
     #[inline(always)]
-    unsafe fn wgmma(d: &mut [f32; 128], da: u64, db: u64, accumulate: bool) {
-        wgmma::m64n256k16_f32_bf16(d, da, db, accumulate)
+    unsafe fn wgmma<const TA: bool, const TB: bool>(
+        d: &mut [f32; 128],
+        da: u64,
+        db: u64,
+        accumulate: bool,
+    ) {
+        wgmma::m64n256k16_f32_bf16::<TA, TB>(d, da, db, accumulate)
     }
 }
 
@@ -72,7 +94,13 @@ impl Wgmma16 for super::mma16::Bf16 {
 /// host-derived grid, validated parameters and tensor maps encoded for them (K-major A and B, boxes
 /// `BK×BM` and `BK×BN`, 128-byte swizzle).
 #[inline(always)]
-pub unsafe fn hopper_gemm<T: Wgmma16, const OUT_F32: bool, const STAGES: u32>(
+pub unsafe fn hopper_gemm<
+    T: Wgmma16,
+    const OUT_F32: bool,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const STAGES: u32,
+>(
     p: &GemmParams,
     maps: u64,
     tid: u32,
@@ -126,8 +154,25 @@ pub unsafe fn hopper_gemm<T: Wgmma16, const OUT_F32: bool, const STAGES: u32>(
                 // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
                 mbarrier::wait_parity(empty(s), ((kt / STAGES) & 1) ^ 1);
                 mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
-                tma::global_to_shared_3d(a_tile(s), map_a, kt * BK, tile.m0, za, full(s));
-                tma::global_to_shared_3d(b_tile(s), map_b, kt * BK, tile.n0, zb, full(s));
+                let k0 = kt * BK;
+                if TRANS_A {
+                    // M-major A: boxes of 64 m × 64 k
+                    for j in 0..BM / MN_BOX {
+                        let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
+                        tma::global_to_shared_3d(dst, map_a, m, k0, za, full(s));
+                    }
+                } else {
+                    tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, full(s));
+                }
+                if TRANS_B {
+                    tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, full(s));
+                } else {
+                    // N-major B: boxes of 64 n × 64 k
+                    for j in 0..BN / MN_BOX {
+                        let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
+                        tma::global_to_shared_3d(dst, map_b, n, k0, zb, full(s));
+                    }
+                }
                 kt += 1;
             }
         }
@@ -139,16 +184,30 @@ pub unsafe fn hopper_gemm<T: Wgmma16, const OUT_F32: bool, const STAGES: u32>(
         while kt < ktiles {
             let s = kt % STAGES;
             mbarrier::wait_parity(full(s), (kt / STAGES) & 1);
+            // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box
             let a0 = a_tile(s) + c * 64 * BK * 2;
             let b0 = b_tile(s);
             wgmma::fence();
             for kk in 0..BK / 16 {
-                T::wgmma(
-                    &mut d,
-                    wgmma::desc_k_major_sw128(a0 + kk * 32),
-                    wgmma::desc_k_major_sw128(b0 + kk * 32),
-                    kt > 0 || kk > 0,
-                );
+                // a 16-deep slice: 32 bytes along a K-major row, or 16 rows (2048 B) of an MN-major box
+                let da = if TRANS_A {
+                    wgmma::desc_mn_major_sw128(a0 + kk * 2048, MN_BOX_BYTES)
+                } else {
+                    wgmma::desc_k_major_sw128(a0 + kk * 32)
+                };
+                let db = if TRANS_B {
+                    wgmma::desc_k_major_sw128(b0 + kk * 32)
+                } else {
+                    wgmma::desc_mn_major_sw128(b0 + kk * 2048, MN_BOX_BYTES)
+                };
+                let acc = kt > 0 || kk > 0;
+                // wgmma's transpose bits say "MN-major": A transposed, B not transposed
+                match (TRANS_A, TRANS_B) {
+                    (false, false) => T::wgmma::<false, true>(&mut d, da, db, acc),
+                    (false, true) => T::wgmma::<false, false>(&mut d, da, db, acc),
+                    (true, false) => T::wgmma::<true, true>(&mut d, da, db, acc),
+                    (true, true) => T::wgmma::<true, false>(&mut d, da, db, acc),
+                }
             }
             wgmma::commit_group();
             // the previous k-tile's group has completed: its stage may be refilled
