@@ -103,17 +103,14 @@ fn check<I: TestElem, O: TestElem>(rng: &mut Rng, label: impl Into<String>, pr: 
     true
 }
 
-/// Whether kernel `k` can run `p` by name on `ctx`: it is loaded (the sm_90a kernels only on
-/// compute capability 9.0), and a TMA kernel only where TMA's alignment rules hold.
 fn runs_by_name<I: TestElem, O: TestElem>(ctx: &Context, k: &str, p: &Problem) -> bool {
-    let Some(spec) = ctx.kernels().into_iter().find(|s| s.name == k) else {
-        return false;
-    };
-    !tcgemm_kernels::config::uses_tma_params(spec)
-        || p.tma_legal(
-            elem_of::<I>().bytes() as usize,
-            elem_of::<O>().bytes() as usize,
-        )
+    common::runs_by_name(
+        ctx,
+        k,
+        p,
+        elem_of::<I>().bytes() as usize,
+        elem_of::<O>().bytes() as usize,
+    )
 }
 
 /// Runs `f::<I, O>` for the four type pairs.

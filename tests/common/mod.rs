@@ -181,6 +181,22 @@ pub fn gpu_all() -> Vec<(&'static str, &'static Context)> {
 // Random numbers
 // ---------------------------------------------------------------------------------------------
 
+/// Whether kernel `name` can run `p` by name on `ctx`: it is loaded (the sm_90a kernels only on
+/// compute capability 9.0), and a TMA kernel only where TMA's alignment rules hold
+/// ([`Problem::tma_legal`]; dispatch sends other calls to the sm_80 kernels).
+pub fn runs_by_name(
+    ctx: &Context,
+    name: &str,
+    p: &Problem,
+    in_bytes: usize,
+    out_bytes: usize,
+) -> bool {
+    let Some(spec) = ctx.kernels().into_iter().find(|s| s.name == name) else {
+        return false;
+    };
+    !tcgemm_kernels::config::uses_tma_params(spec) || p.tma_legal(in_bytes, out_bytes)
+}
+
 /// The base seed of this test binary: `TCGEMM_SEED` or the clock. Printed on every failure.
 pub fn seed() -> u64 {
     static SEED: OnceLock<u64> = OnceLock::new();

@@ -364,7 +364,8 @@ pub const fn hopper_smem(stages: u32) -> u32 {
 }
 
 /// A Hopper (sm_90a) kernel: TMA + `mbarrier` + `wgmma`, warp-specialized (one producer and two
-/// consumer warpgroups), 128×256×64 tiles, 4 stages, any layout.
+/// consumer warpgroups), 128×256 tiles of 128-byte k-rows (k = 64 for 16-bit inputs, 32 for tf32),
+/// 4 stages; any layout for 16-bit inputs, `nt` (both operands K-major) for tf32.
 const fn hopper(
     name: &'static str,
     input: Elem,
@@ -381,8 +382,9 @@ const fn hopper(
         math,
         trans_a,
         trans_b,
-        block: GemmShape::new(128, 256, 64),
-        warp: GemmShape::new(64, 256, 16),
+        // one 128-byte swizzle row of k per tile row; wgmma k is 32 bytes
+        block: GemmShape::new(128, 256, 128 / input.bytes()),
+        warp: GemmShape::new(64, 256, 32 / input.bytes()),
         stages: 4,
         threads: 384,
         min_blocks_per_sm: 1,
@@ -952,6 +954,14 @@ pub const KERNELS: &[KernelSpec] = &[
         Elem::Bf16,
         Math::MmaBf16F32,
         true,
+        true,
+    ),
+    hopper(
+        "tf32_nt_128x256x32_w64x256_s4_tma",
+        Elem::F32,
+        Elem::F32,
+        Math::MmaTf32,
+        false,
         true,
     ),
     ceiling("ceiling_ffma_f32", Elem::F32, Math::Ffma),

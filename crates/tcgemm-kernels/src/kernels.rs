@@ -227,7 +227,7 @@ macro_rules! entry_tma {
 
 #[cfg(target_feature = "sm_90a")]
 mod sm90 {
-    use crate::gemm::hopper::hopper_gemm;
+    use crate::gemm::hopper::{hopper_gemm, Tf32};
     use crate::gemm::mma16::{Bf16, F16};
     entry_tma!(/// F16 inputs, F32 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
         f16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, false, 4>);
@@ -261,4 +261,6 @@ mod sm90 {
         bf16_bf16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, false, 4>);
     entry_tma!(/// BF16 inputs, BF16 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
         bf16_bf16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, true, 4>);
+    entry_tma!(/// TF32 (f32 inputs and output), layout nt: TMA + wgmma, 128×256×32, 4 stages, warp-specialized.
+        tf32_nt_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, false, true, 4>);
 }

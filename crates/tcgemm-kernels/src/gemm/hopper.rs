@@ -31,14 +31,16 @@ use crate::params::{flags, GemmParams};
 pub const BM: u32 = 128;
 /// Block tile columns.
 pub const BN: u32 = 256;
-/// Block tile depth (64 16-bit elements = one 128-byte swizzle row).
-pub const BK: u32 = 64;
+/// Bytes of a k-tile row: one 128-byte swizzle row (64 16-bit or 32 tf32 elements).
+pub const ROW_BYTES: u32 = 128;
 /// Bytes of one stage: the A box (128 rows) and the B box (256 rows) of 128-byte rows.
-pub const STAGE_BYTES: u32 = (BM + BN) * BK * 2;
+pub const STAGE_BYTES: u32 = (BM + BN) * ROW_BYTES;
+/// k-rows of a k-tile of an MN-major operand (16-bit elements only).
+pub const BK16: u32 = 64;
 /// Elements along M or N of one TMA box of an MN-major operand (128 bytes: the swizzle width).
 pub const MN_BOX: u32 = 64;
-/// Bytes of one MN-major box: `MN_BOX` elements × `BK` k-rows.
-pub const MN_BOX_BYTES: u32 = MN_BOX * BK * 2;
+/// Bytes of one MN-major box: `MN_BOX` elements × `BK16` k-rows.
+pub const MN_BOX_BYTES: u32 = MN_BOX * BK16 * 2;
 /// Threads: three warpgroups.
 pub const THREADS: u32 = 384;
 
@@ -48,9 +50,16 @@ pub const fn smem_bytes(stages: u32) -> u32 {
     1024 + stages * STAGE_BYTES + stages * 16
 }
 
-/// The `wgmma` of a 16-bit input type.
-pub trait Wgmma16: Input16 {
-    /// `d (+)= A·B` for one 64×256×16 slice.
+/// The input type of a Hopper kernel: element size and its `wgmma`. A k-tile is one 128-byte row
+/// per operand row (`128 / EB` elements) and four `wgmma`s of 32 bytes of k each.
+pub trait WgmmaInput {
+    /// Element bytes.
+    const EB: u32;
+    /// Whether the `wgmma` form can read MN-major operands (the 16-bit forms; tf32 cannot).
+    const MN_MAJOR_OK: bool;
+    /// The type the epilogue converts a 16-bit output with (unused for f32 output).
+    type Out: Input16;
+    /// `d (+)= A·B` for one 64×256×(32 bytes of k) slice; `TA`/`TB`: operand MN-major.
     ///
     /// # Safety
     /// As [`wgmma::m64n256k16_f32_f16`].
@@ -62,7 +71,10 @@ pub trait Wgmma16: Input16 {
     );
 }
 
-impl Wgmma16 for super::mma16::F16 {
+impl WgmmaInput for super::mma16::F16 {
+    const EB: u32 = 2;
+    const MN_MAJOR_OK: bool = true;
+    type Out = super::mma16::F16;
     #[inline(always)]
     unsafe fn wgmma<const TA: bool, const TB: bool>(
         d: &mut [f32; 128],
@@ -74,7 +86,10 @@ impl Wgmma16 for super::mma16::F16 {
     }
 }
 
-impl Wgmma16 for super::mma16::Bf16 {
+impl WgmmaInput for super::mma16::Bf16 {
+    const EB: u32 = 2;
+    const MN_MAJOR_OK: bool = true;
+    type Out = super::mma16::Bf16;
     #[inline(always)]
     unsafe fn wgmma<const TA: bool, const TB: bool>(
         d: &mut [f32; 128],
@@ -83,6 +98,24 @@ impl Wgmma16 for super::mma16::Bf16 {
         accumulate: bool,
     ) {
         wgmma::m64n256k16_f32_bf16::<TA, TB>(d, da, db, accumulate)
+    }
+}
+
+/// TF32 inputs: f32 bit patterns read by `wgmma … .tf32` (K-major operands only).
+pub struct Tf32;
+
+impl WgmmaInput for Tf32 {
+    const EB: u32 = 4;
+    const MN_MAJOR_OK: bool = false;
+    type Out = super::mma16::F16;
+    #[inline(always)]
+    unsafe fn wgmma<const TA: bool, const TB: bool>(
+        d: &mut [f32; 128],
+        da: u64,
+        db: u64,
+        accumulate: bool,
+    ) {
+        wgmma::m64n256k8_f32_tf32(d, da, db, accumulate)
     }
 }
 
@@ -95,7 +128,7 @@ impl Wgmma16 for super::mma16::Bf16 {
 /// `BK×BM` and `BK×BN`, 128-byte swizzle).
 #[inline(always)]
 pub unsafe fn hopper_gemm<
-    T: Wgmma16,
+    T: WgmmaInput,
     const OUT_F32: bool,
     const TRANS_A: bool,
     const TRANS_B: bool,
@@ -108,6 +141,9 @@ pub unsafe fn hopper_gemm<
     z: u32,
 ) {
     const { assert!(smem_bytes(STAGES) == crate::config::hopper_smem(STAGES)) };
+    const { assert!(T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
+    // k elements per k-tile: one 128-byte row
+    let bk = ROW_BYTES / T::EB;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
@@ -118,8 +154,8 @@ pub unsafe fn hopper_gemm<
     let full = |s: u32| bars + 8 * s;
     let empty = |s: u32| bars + 8 * (STAGES + s);
     let a_tile = |s: u32| smem + s * STAGE_BYTES;
-    let b_tile = |s: u32| smem + s * STAGE_BYTES + BM * BK * 2;
-    let ktiles = p.k.div_ceil(BK);
+    let b_tile = |s: u32| smem + s * STAGE_BYTES + BM * ROW_BYTES;
+    let ktiles = p.k.div_ceil(bk);
     let wg = tid / 128;
 
     if tid == 0 {
@@ -154,7 +190,7 @@ pub unsafe fn hopper_gemm<
                 // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
                 mbarrier::wait_parity(empty(s), ((kt / STAGES) & 1) ^ 1);
                 mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
-                let k0 = kt * BK;
+                let k0 = kt * bk;
                 if TRANS_A {
                     // M-major A: boxes of 64 m × 64 k
                     for j in 0..BM / MN_BOX {
@@ -185,10 +221,10 @@ pub unsafe fn hopper_gemm<
             let s = kt % STAGES;
             mbarrier::wait_parity(full(s), (kt / STAGES) & 1);
             // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box
-            let a0 = a_tile(s) + c * 64 * BK * 2;
+            let a0 = a_tile(s) + c * 64 * ROW_BYTES;
             let b0 = b_tile(s);
             wgmma::fence();
-            for kk in 0..BK / 16 {
+            for kk in 0..4 {
                 // a 16-deep slice: 32 bytes along a K-major row, or 16 rows (2048 B) of an MN-major box
                 let da = if TRANS_A {
                     wgmma::desc_mn_major_sw128(a0 + kk * 2048, MN_BOX_BYTES)
@@ -218,12 +254,12 @@ pub unsafe fn hopper_gemm<
             kt += 1;
         }
         wgmma::wait_group::<0>();
-        let (_, _, gc) = batch_bases(p, z, 2, if OUT_F32 { 4 } else { 2 });
+        let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), if OUT_F32 { 4 } else { 2 });
         let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
             [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
         })];
         let t = tid % 128;
-        epilogue::<T, OUT_F32, 1, 32>(
+        epilogue::<T::Out, OUT_F32, 1, 32>(
             p,
             &acc,
             gc,
