@@ -11,6 +11,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtr
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use tcgemm_kernels::config::uses_tma_params;
 use tcgemm_kernels::config::{
     ceiling_flops_per_trip, find_kernel, KernelSpec, Math, Role, Target, KERNELS,
 };
@@ -143,6 +144,20 @@ impl Plan {
             block: (kernel.threads, 1, 1),
             smem_bytes: kernel.smem_bytes,
         })
+    }
+
+    /// The persistent form for the Hopper TMA kernels: one CTA per SM (at most one per work item),
+    /// each looping over work items `tile + z·tiles`; other kernels keep their grid.
+    /// `dispatch::kernel_accepts` keeps those kernels to calls whose tiles·batch fits 32 bits.
+    pub(crate) fn persistent(self, sm_count: u32) -> Plan {
+        if !uses_tma_params(self.kernel) {
+            return self;
+        }
+        let work = u64::from(self.grid.0) * u64::from(self.grid.1) * u64::from(self.grid.2);
+        Plan {
+            grid: (work.min(u64::from(sm_count.max(1))) as u32, 1, 1),
+            ..self
+        }
     }
 }
 
@@ -600,7 +615,7 @@ impl Context {
         let (a, b, c) = g.required_lens()?;
         g.validate(a, b, c)?;
         let spec = self.select(&q, g, None)?;
-        Plan::for_kernel(spec, g)
+        Ok(Plan::for_kernel(spec, g)?.persistent(self.caps.sm_count))
     }
 
     /// Checks that a buffer lives on this context's device.
@@ -648,7 +663,7 @@ impl Context {
                 self.why_unusable(spec)
             ))
         })?;
-        let plan = Plan::for_kernel(spec, g)?;
+        let plan = Plan::for_kernel(spec, g)?.persistent(self.caps.sm_count);
         let p = launch::params(g, spec.input, spec.output, ptrs)?;
         // SAFETY: `func` is the entry point named `spec.name`, loaded from `spec.target`'s module;
         // `p` comes from `launch::params` for `g`, which `prepare` validated against the lengths of

@@ -105,7 +105,9 @@ fn bytes_multiple_of_16(v: usize, elem_bytes: u32) -> bool {
 /// Extra requirements a kernel puts on a call beyond types and transposes.
 ///
 /// `sm_90a` kernels move tiles with TMA, which needs 16-byte-aligned base addresses, leading
-/// dimensions and batch strides (strides only matter with more than one batch item). `ptrs: None`
+/// dimensions and batch strides (strides only matter with more than one batch item); being
+/// persistent, they also need `k ≥ 1` with `alpha ≠ 0` (a call that reads A and B) and at most 2³²
+/// work items (output tiles × batch). `ptrs: None`
 /// (planning without buffers) assumes aligned bases, as fresh allocations are. `sm_80` kernels
 /// accept every call.
 pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) -> bool {
@@ -121,7 +123,13 @@ pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) ->
                 || (bytes_multiple_of_16(g.stride_a_or_packed(), ei)
                     && bytes_multiple_of_16(g.stride_b_or_packed(), ei)
                     && bytes_multiple_of_16(g.stride_c_or_packed(), eo));
-            bases && lds && strides
+            // the persistent kernels count work items (tiles × batch) in 32 bits and assume k ≥ 1
+            let (bm, bn) = (spec.block.m.max(1) as u64, spec.block.n.max(1) as u64);
+            let work = (g.m as u64)
+                .div_ceil(bm)
+                .saturating_mul((g.n as u64).div_ceil(bn))
+                .saturating_mul(g.batch as u64);
+            bases && lds && strides && g.reads_ab() && work <= u64::from(u32::MAX)
         }
     }
 }

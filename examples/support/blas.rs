@@ -74,7 +74,13 @@ pub fn gemm<I: El, O: El>(
     b: &CudaSlice<I>,
     c: &mut CudaSlice<O>,
 ) -> Result<(), String> {
-    let Shape { batch, m, n, k } = shape;
+    let Shape {
+        batch,
+        m,
+        n,
+        k,
+        trans_b,
+    } = shape;
     let (la, lb, lc) = shape.lens();
     if a.len() < la || b.len() < lb || c.len() < lc {
         return Err(format!(
@@ -98,6 +104,12 @@ pub fn gemm<I: El, O: El>(
         cublasOperation_t::CUBLAS_OP_N,
         cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
     );
+    // B row-major n×k is column-major k×n with ld k: transposed, it is the n×k first operand
+    let (op_b, ldb) = if trans_b {
+        (cublasOperation_t::CUBLAS_OP_T, to_int(k)?)
+    } else {
+        (op, ni)
+    };
     let r = if batch == 1 {
         // SAFETY: device pointers of live buffers of at least m·k (A), k·n (B) and m·n (C)
         // elements of the declared types (checked above), used on the handle's stream (the
@@ -105,7 +117,7 @@ pub fn gemm<I: El, O: El>(
         unsafe {
             cudarc::cublas::result::gemm_ex(
                 *blas.handle(),
-                op,
+                op_b,
                 op,
                 ni,
                 mi,
@@ -113,7 +125,7 @@ pub fn gemm<I: El, O: El>(
                 alpha,
                 pb as *const c_void,
                 I::CUDA,
-                ni,
+                ldb,
                 pa as *const c_void,
                 I::CUDA,
                 ki,
@@ -134,7 +146,7 @@ pub fn gemm<I: El, O: El>(
         unsafe {
             cudarc::cublas::result::gemm_strided_batched_ex(
                 *blas.handle(),
-                op,
+                op_b,
                 op,
                 ni,
                 mi,
@@ -142,7 +154,7 @@ pub fn gemm<I: El, O: El>(
                 alpha,
                 pb as *const c_void,
                 I::CUDA,
-                ni,
+                ldb,
                 sb,
                 pa as *const c_void,
                 I::CUDA,

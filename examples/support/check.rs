@@ -15,7 +15,13 @@ impl Reference {
     /// `samples` entries: the four corners of the first and of the last batch item (edge tiles),
     /// then uniformly random ones. Computed in parallel.
     pub fn new<I: El>(ha: &[I], hb: &[I], shape: Shape, samples: usize) -> Reference {
-        let Shape { batch, m, n, k } = shape;
+        let Shape {
+            batch,
+            m,
+            n,
+            k,
+            trans_b,
+        } = shape;
         let mut r = Pcg::new(0x5eed, 99);
         let mut pos: Vec<(usize, usize, usize)> = Vec::with_capacity(samples);
         for z in [0, batch - 1] {
@@ -31,10 +37,15 @@ impl Reference {
         }
         let dot = |&(z, i, j): &(usize, usize, usize)| -> f64 {
             let a = &ha[z * m * k + i * k..][..k];
-            let b = &hb[z * k * n + j..];
+            // B[q][j] at q·n + j, or at j·k + q when B is stored n×k
+            let (b, step) = if trans_b {
+                (&hb[z * k * n + j * k..], 1)
+            } else {
+                (&hb[z * k * n + j..], n)
+            };
             a.iter()
                 .enumerate()
-                .map(|(q, x)| x.to_f64() * b[q * n].to_f64())
+                .map(|(q, x)| x.to_f64() * b[q * step].to_f64())
                 .sum()
         };
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());

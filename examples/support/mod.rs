@@ -228,7 +228,9 @@ impl Path {
 // Shapes
 // ---------------------------------------------------------------------------------------------
 
-/// A (strided-batched) row-major `m×n×k` product, packed, no transposes.
+/// A (strided-batched) row-major `m×n×k` product, packed; A not transposed, B stored `k×n`
+/// (`nn`) or, with `trans_b`, `n×k` (`nt`: both operands K-major, the layout the Hopper TF32
+/// kernel takes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     /// Batch items.
@@ -239,10 +241,18 @@ pub struct Shape {
     pub n: usize,
     /// Inner dimension.
     pub k: usize,
+    /// B stored transposed (`n×k`).
+    pub trans_b: bool,
 }
 
 const fn sh(m: usize, n: usize, k: usize) -> Shape {
-    Shape { batch: 1, m, n, k }
+    Shape {
+        batch: 1,
+        m,
+        n,
+        k,
+        trans_b: false,
+    }
 }
 
 /// Squares.
@@ -278,6 +288,7 @@ pub const BATCHED: [Shape; 1] = [Shape {
     m: 64,
     n: 64,
     k: 64,
+    trans_b: false,
 }];
 
 /// The `--quick` shapes of the report.
@@ -311,24 +322,31 @@ impl Shape {
         2 * (self.m as u64) * (self.n as u64) * (self.k as u64) * (self.batch as u64)
     }
 
-    /// `MxNxK`, or `BATCH*MxNxK` when batched (also the criterion benchmark parameter).
+    /// `MxNxK`, or `BATCH*MxNxK` when batched (also the criterion benchmark parameter), with `:nt`
+    /// when B is transposed.
     pub fn label(&self) -> String {
+        let t = if self.trans_b { ":nt" } else { "" };
         if self.batch == 1 {
-            format!("{}x{}x{}", self.m, self.n, self.k)
+            format!("{}x{}x{}{t}", self.m, self.n, self.k)
         } else {
-            format!("{}*{}x{}x{}", self.batch, self.m, self.n, self.k)
+            format!("{}*{}x{}x{}{t}", self.batch, self.m, self.n, self.k)
         }
     }
 
     /// A power-of-two square (the report adds f16 → f32 rows for these).
     pub fn is_pow2_square(&self) -> bool {
-        self.batch == 1 && self.m == self.n && self.n == self.k && self.m.is_power_of_two()
+        self.batch == 1
+            && !self.trans_b
+            && self.m == self.n
+            && self.n == self.k
+            && self.m.is_power_of_two()
     }
 
-    /// The tcgemm call: `alpha = 1`, `beta = 0`, packed, no transposes.
+    /// The tcgemm call: `alpha = 1`, `beta = 0`, packed, B transposed when `trans_b`.
     pub fn gemm(&self, precision: Precision) -> Gemm {
         Gemm::new(self.m, self.n, self.k)
             .batch(self.batch)
+            .trans_b(self.trans_b)
             .precision(precision)
     }
 
@@ -347,9 +365,14 @@ impl Shape {
         (a + b) * input.bytes() as usize + c * output.bytes() as usize
     }
 
-    /// Parses `N` (N×N×N), `MxNxK` or `BATCH*MxNxK` (`x`, `X` or `×` between the sizes).
+    /// Parses `N` (N×N×N), `MxNxK` or `BATCH*MxNxK` (`x`, `X` or `×` between the sizes), with a
+    /// `:nt` suffix for a transposed B.
     pub fn parse(s: &str) -> Result<Shape, String> {
         let s = s.trim();
+        let (s, trans_b) = match s.strip_suffix(":nt") {
+            Some(rest) => (rest, true),
+            None => (s, false),
+        };
         let (batch, dims) = match s.split_once('*') {
             Some((b, rest)) => (
                 b.trim()
@@ -370,8 +393,15 @@ impl Shape {
                 m: n,
                 n,
                 k: n,
+                trans_b,
             },
-            [m, n, k] => Shape { batch, m, n, k },
+            [m, n, k] => Shape {
+                batch,
+                m,
+                n,
+                k,
+                trans_b,
+            },
             _ => return Err(format!("bad size '{s}': use N, MxNxK or BATCH*MxNxK")),
         };
         if shape.batch == 0 || shape.m == 0 || shape.n == 0 || shape.k == 0 {

@@ -582,8 +582,8 @@ impl Problem {
         self.ldc.unwrap_or(self.n)
     }
 
-    /// Whether the Hopper TMA kernels accept this problem (`dispatch::kernel_accepts`): 16-byte
-    /// aligned views, leading dimensions and (with several batch items) batch strides, for inputs of
+    /// Whether the Hopper TMA kernels accept this problem (`dispatch::kernel_accepts`): `k ≥ 1`,
+    /// `alpha ≠ 0`, 16-byte aligned views, leading dimensions and (with several batch items) batch strides, for inputs of
     /// `in_bytes` and an output of `out_bytes`. Tests run those kernels by name only on such problems;
     /// dispatch sends the others to the sm_80 kernels, which every test also runs.
     pub fn tma_legal(&self, in_bytes: usize, out_bytes: usize) -> bool {
@@ -592,7 +592,10 @@ impl Problem {
                 && (l.ld * eb) % 16 == 0
                 && (l.batch <= 1 || (l.stride * eb) % 16 == 0)
         };
-        ok(self.layout_a(), in_bytes)
+        // the persistent TMA kernels also need a call that reads A and B
+        self.k > 0
+            && self.alpha != 0.0
+            && ok(self.layout_a(), in_bytes)
             && ok(self.layout_b(), in_bytes)
             && ok(self.layout_c(), out_bytes)
     }

@@ -13,13 +13,19 @@
 //!   slice, the descriptor's start address stepping 32 bytes inside the 128-byte swizzle row),
 //!   commits, waits until only this group is pending, and releases the previous k-tile's stage
 //!   (`empty`), whose `wgmma`s have now completed.
+//!
 //! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
+//!
+//! Persistent: the host launches at most one CTA per SM; CTA `b` computes work items (output tile ×
+//! batch item) `b, b + grid, …`, and the stage ring runs on across items, so the producer loads
+//! the next item while the consumers store the last.
 //!
 //! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
 //! `STAGES × (A 128×128 B + B 256×128 B)`, then the `full` and `empty` barriers.
 
 use super::mma16::{epilogue, Input16};
 use super::{batch_bases, raster::tile_of_block};
+use crate::arch::index::grid_dim_x;
 use crate::arch::mbarrier;
 use crate::arch::smem::base;
 use crate::arch::sync::sync_threads;
@@ -142,13 +148,23 @@ pub unsafe fn hopper_gemm<
 ) {
     const { assert!(smem_bytes(STAGES) == crate::config::hopper_smem(STAGES)) };
     const { assert!(T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
-    // k elements per k-tile: one 128-byte row
+    let _ = z; // persistent: the batch item comes from the work index
+               // k ≥ 1: dispatch sends calls that do not read A and B (k = 0 or alpha = 0) to sm_80 kernels
+               // k elements per k-tile: one 128-byte row
     let bk = ROW_BYTES / T::EB;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
-    if bid >= tiles_m * tiles_n || z >= p.batch {
-        return;
-    }
-    let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
+    let tiles = tiles_m * tiles_n;
+    // work item w = z·tiles + tile; CTA `bid` takes w = bid, bid + grid, … (the host launches at most
+    // one CTA per SM and checks that tiles·batch fits 32 bits)
+    let work = tiles * p.batch;
+    let grid = grid_dim_x();
+    let item = |w: u32| {
+        let z = w / tiles;
+        (
+            tile_of_block(w - z * tiles, tiles_m, tiles_n, p.group_m, BM, BN),
+            z,
+        )
+    };
     let smem = (base() + 1023) & !1023;
     let bars = smem + STAGES * STAGE_BYTES;
     let full = |s: u32| bars + 8 * s;
@@ -170,101 +186,121 @@ pub unsafe fn hopper_gemm<
 
     if wg == 0 {
         wgmma::setmaxnreg_dec::<40>();
-        if tid == 0 && ktiles > 0 {
+        if tid == 0 {
             let (map_a, map_b) = (maps, maps + 128);
             tma::prefetch_map(map_a);
             tma::prefetch_map(map_b);
-            let za = if p.flags & flags::TMA_BATCH_A != 0 {
-                z
-            } else {
-                0
-            };
-            let zb = if p.flags & flags::TMA_BATCH_B != 0 {
-                z
-            } else {
-                0
-            };
-            let mut kt = 0;
-            while kt < ktiles {
-                let s = kt % STAGES;
-                // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
-                mbarrier::wait_parity(empty(s), ((kt / STAGES) & 1) ^ 1);
-                mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
-                let k0 = kt * bk;
-                if TRANS_A {
-                    // M-major A: boxes of 64 m × 64 k
-                    for j in 0..BM / MN_BOX {
-                        let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
-                        tma::global_to_shared_3d(dst, map_a, m, k0, za, full(s));
-                    }
+            // k-tiles issued so far: the ring's stage and phase run on across work items, so the
+            // next item's first stages load while the consumers store the previous item
+            let mut it = 0u32;
+            let mut w = bid;
+            while w < work {
+                let (tile, z) = item(w);
+                let za = if p.flags & flags::TMA_BATCH_A != 0 {
+                    z
                 } else {
-                    tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, full(s));
-                }
-                if TRANS_B {
-                    tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, full(s));
+                    0
+                };
+                let zb = if p.flags & flags::TMA_BATCH_B != 0 {
+                    z
                 } else {
-                    // N-major B: boxes of 64 n × 64 k
-                    for j in 0..BN / MN_BOX {
-                        let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
-                        tma::global_to_shared_3d(dst, map_b, n, k0, zb, full(s));
+                    0
+                };
+                let mut kt = 0;
+                while kt < ktiles {
+                    let s = it % STAGES;
+                    // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
+                    mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
+                    mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
+                    let k0 = kt * bk;
+                    if TRANS_A {
+                        // M-major A: boxes of 64 m × 64 k
+                        for j in 0..BM / MN_BOX {
+                            let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
+                            tma::global_to_shared_3d(dst, map_a, m, k0, za, full(s));
+                        }
+                    } else {
+                        tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, full(s));
                     }
+                    if TRANS_B {
+                        tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, full(s));
+                    } else {
+                        // N-major B: boxes of 64 n × 64 k
+                        for j in 0..BN / MN_BOX {
+                            let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
+                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, full(s));
+                        }
+                    }
+                    kt += 1;
+                    it += 1;
                 }
-                kt += 1;
+                w += grid;
             }
         }
     } else {
         wgmma::setmaxnreg_inc::<232>();
         let c = wg - 1;
         let mut d = [0.0f32; 128];
-        let mut kt = 0;
-        while kt < ktiles {
-            let s = kt % STAGES;
-            mbarrier::wait_parity(full(s), (kt / STAGES) & 1);
-            // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box
-            let a0 = a_tile(s) + c * 64 * ROW_BYTES;
-            let b0 = b_tile(s);
-            wgmma::fence();
-            for kk in 0..4 {
-                // a 16-deep slice: 32 bytes along a K-major row, or 16 rows (2048 B) of an MN-major box
-                let da = if TRANS_A {
-                    wgmma::desc_mn_major_sw128(a0 + kk * 2048, MN_BOX_BYTES)
-                } else {
-                    wgmma::desc_k_major_sw128(a0 + kk * 32)
-                };
-                let db = if TRANS_B {
-                    wgmma::desc_k_major_sw128(b0 + kk * 32)
-                } else {
-                    wgmma::desc_mn_major_sw128(b0 + kk * 2048, MN_BOX_BYTES)
-                };
-                let acc = kt > 0 || kk > 0;
-                // wgmma's transpose bits say "MN-major": A transposed, B not transposed
-                match (TRANS_A, TRANS_B) {
-                    (false, false) => T::wgmma::<false, true>(&mut d, da, db, acc),
-                    (false, true) => T::wgmma::<false, false>(&mut d, da, db, acc),
-                    (true, false) => T::wgmma::<true, true>(&mut d, da, db, acc),
-                    (true, true) => T::wgmma::<true, false>(&mut d, da, db, acc),
+        let mut it = 0u32;
+        let mut w = bid;
+        while w < work {
+            // k-tiles `first..end` of the ring belong to this item
+            let (first, end) = (it, it + ktiles);
+            while it < end {
+                let s = it % STAGES;
+                mbarrier::wait_parity(full(s), (it / STAGES) & 1);
+                // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box
+                let a0 = a_tile(s) + c * 64 * ROW_BYTES;
+                let b0 = b_tile(s);
+                wgmma::fence();
+                for kk in 0..4 {
+                    // a 32-byte slice of k: 32 bytes along a K-major row, or 16 rows (2048 B) of
+                    // an MN-major box
+                    let da = if TRANS_A {
+                        wgmma::desc_mn_major_sw128(a0 + kk * 2048, MN_BOX_BYTES)
+                    } else {
+                        wgmma::desc_k_major_sw128(a0 + kk * 32)
+                    };
+                    let db = if TRANS_B {
+                        wgmma::desc_k_major_sw128(b0 + kk * 32)
+                    } else {
+                        wgmma::desc_mn_major_sw128(b0 + kk * 2048, MN_BOX_BYTES)
+                    };
+                    let acc = it > first || kk > 0;
+                    // wgmma's transpose bits say "MN-major": A transposed, B not transposed
+                    match (TRANS_A, TRANS_B) {
+                        (false, false) => T::wgmma::<false, true>(&mut d, da, db, acc),
+                        (false, true) => T::wgmma::<false, false>(&mut d, da, db, acc),
+                        (true, false) => T::wgmma::<true, true>(&mut d, da, db, acc),
+                        (true, true) => T::wgmma::<true, false>(&mut d, da, db, acc),
+                    }
                 }
+                wgmma::commit_group();
+                // the previous k-tile's group has completed: its stage may be refilled
+                wgmma::wait_group::<1>();
+                if it > first {
+                    mbarrier::arrive(empty((it - 1) % STAGES));
+                }
+                it += 1;
             }
-            wgmma::commit_group();
-            // the previous k-tile's group has completed: its stage may be refilled
-            wgmma::wait_group::<1>();
-            if kt > 0 {
-                mbarrier::arrive(empty((kt - 1) % STAGES));
-            }
-            kt += 1;
+            wgmma::wait_group::<0>();
+            // the item's last stage is free too: the producer may run ahead into the next item
+            mbarrier::arrive(empty((it - 1) % STAGES));
+            // (recomputed here, so it is not live across the k-loop)
+            let (tile, z) = item(w);
+            let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), if OUT_F32 { 4 } else { 2 });
+            let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
+                [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
+            })];
+            let t = tid % 128;
+            epilogue::<T::Out, OUT_F32, 1, 32>(
+                p,
+                &acc,
+                gc,
+                tile.m0 + c * 64 + (t / 32) * 16 + (t % 32) / 4,
+                tile.n0 + 2 * (t % 4),
+            );
+            w += grid;
         }
-        wgmma::wait_group::<0>();
-        let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), if OUT_F32 { 4 } else { 2 });
-        let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
-            [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
-        })];
-        let t = tid % 128;
-        epilogue::<T::Out, OUT_F32, 1, 32>(
-            p,
-            &acc,
-            gc,
-            tile.m0 + c * 64 + (t / 32) * 16 + (t % 32) / 4,
-            tile.n0 + 2 * (t % 4),
-        );
     }
 }
