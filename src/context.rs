@@ -1065,6 +1065,35 @@ mod tests {
     }
 
     #[test]
+    fn tma_plans_are_persistent() {
+        let tma = KERNELS
+            .iter()
+            .find(|k| uses_tma_params(k))
+            .expect("the table has TMA kernels");
+        let (bm, bn) = (tma.block.m as usize, tma.block.n as usize);
+        // 4·2 tiles × 3 batch items = 24 work items: fewer than the SMs, one CTA each
+        let g = Gemm::new(4 * bm, 2 * bn, 64).batch(3);
+        let p = Plan::for_kernel(tma, &g).unwrap().persistent(132);
+        assert_eq!(p.grid, (24, 1, 1));
+        // more work items than SMs: one CTA per SM
+        let big = Gemm::new(40 * bm, 40 * bn, 64);
+        assert_eq!(
+            Plan::for_kernel(tma, &big).unwrap().persistent(132).grid,
+            (132, 1, 1)
+        );
+        // no output: nothing launches
+        let none = Gemm::new(0, bn, 64);
+        assert_eq!(
+            Plan::for_kernel(tma, &none).unwrap().persistent(132).grid.0,
+            0
+        );
+        // other kernels keep their grid
+        let k = leak(spec());
+        let p80 = Plan::for_kernel(k, &g).unwrap();
+        assert_eq!(p80.persistent(132).grid, p80.grid);
+    }
+
+    #[test]
     fn plan_rejects_too_many_tiles() {
         let small = leak(KernelSpec {
             block: GemmShape::new(16, 16, 8),

@@ -511,6 +511,14 @@ mod tests {
         ));
         // Huge values do not overflow.
         assert!(!kernel_accepts(&sm90, &g.lda(usize::MAX), None));
+        // The persistent TMA kernels need a call that reads A and B, and < 2^32 work items;
+        // the sm_80 kernels take everything.
+        assert!(!kernel_accepts(&sm90, &Gemm::new(64, 64, 0), None));
+        assert!(!kernel_accepts(&sm90, &g.alpha(0.0), None));
+        assert!(kernel_accepts(&sm80, &g.alpha(0.0), None));
+        let many = Gemm::new(1 << 20, 1 << 20, 8).batch(1 << 20);
+        assert!(!kernel_accepts(&sm90, &many, None));
+        assert!(kernel_accepts(&sm80, &many, None));
     }
 
     #[test]
