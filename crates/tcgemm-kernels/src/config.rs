@@ -207,6 +207,12 @@ const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSp
 
 /// Dynamic shared memory of the 16-bit `mma.sync` kernels: per stage, the larger of the two operand
 /// layouts (`R×(BK+8)` or `BK×(R+8)` elements) for A and for B. Mirrors `gemm::mma16::smem_bytes`.
+///
+/// ```
+/// use tcgemm_kernels::config::mma16_smem;
+/// // 4 stages of a 128×256×32 tile; k-contiguous rows of 32 + 8 halves are the larger layout
+/// assert_eq!(mma16_smem(128, 256, 32, 4), 4 * (128 + 256) * (32 + 8) * 2);
+/// ```
 pub const fn mma16_smem(bm: u32, bn: u32, bk: u32, stages: u32) -> u32 {
     const fn tile(r: u32, bk: u32) -> u32 {
         max_u32(r * (bk + 8) * 2, bk * (r + 8) * 2)
@@ -286,6 +292,12 @@ const fn ceiling(name: &'static str, input: Elem, math: Math) -> KernelSpec {
 
 /// Dynamic shared memory of the multistage TF32 kernels: per stage the larger operand layout
 /// (`R×(32+4)` or `32×(R+8)` floats) for A and for B. Mirrors `gemm::mma_tf32::smem_bytes`.
+///
+/// ```
+/// use tcgemm_kernels::config::mma_tf32_smem;
+/// // k-contiguous rows of 32 + 4 floats are the larger layout
+/// assert_eq!(mma_tf32_smem(128, 128, 3), 3 * 2 * 128 * (32 + 4) * 4);
+/// ```
 pub const fn mma_tf32_smem(bm: u32, bn: u32, stages: u32) -> u32 {
     const fn tile(r: u32) -> u32 {
         max_u32(r * (32 + 4) * 4, 32 * (r + 8) * 4)
@@ -359,6 +371,11 @@ const fn mma16_64x64(
 /// Dynamic shared memory of the Hopper TMA kernels with `stages` stages: 1024 bytes of alignment
 /// slack, `stages × (128 + 256) × 128` bytes of tiles, two 8-byte barriers per stage. Mirrors
 /// `gemm::hopper::smem_bytes`.
+///
+/// ```
+/// use tcgemm_kernels::config::hopper_smem;
+/// assert_eq!(hopper_smem(4), 1024 + 4 * 48 * 1024 + 64);
+/// ```
 pub const fn hopper_smem(stages: u32) -> u32 {
     1024 + stages * (128 + 256) * 128 + stages * 16
 }
