@@ -220,6 +220,19 @@ fn driver_library() -> Result<()> {
         .map_err(Error::NoDevice)
 }
 
+/// Whether the loaded CUDA driver library exports `name` (an optional entry point: cudarc would
+/// panic on calling a missing one). Only meaningful after [`driver_library`] succeeded.
+fn driver_has(name: &str) -> bool {
+    if driver_library().is_err() {
+        return false;
+    }
+    // SAFETY: `driver_library` succeeded, so a driver library is loaded and `culib` returns
+    // cudarc's process-wide handle to it without panicking.
+    let lib = unsafe { sys::culib() };
+    // SAFETY: looks the symbol up without calling it; the typed pointer is discarded.
+    unsafe { lib.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_ok()
+}
+
 /// Whether a `TCGEMM_ALLOW_TF32` value allows TF32.
 fn env_allows_tf32(value: Option<&str>) -> bool {
     value.is_some_and(|v| {
@@ -435,6 +448,15 @@ impl Context {
                     )
                 };
                 mark(&mut unavailable, t, &why);
+                continue;
+            }
+            if t == Target::Sm90a && !driver_has("cuTensorMapEncodeTiled") {
+                // the TMA kernels need tensor maps from the driver (CUDA 12.0 and newer)
+                mark(
+                    &mut unavailable,
+                    t,
+                    "the CUDA driver lacks cuTensorMapEncodeTiled (TMA tensor maps); install a newer NVIDIA driver",
+                );
                 continue;
             }
             let src = ptx::source(t);
