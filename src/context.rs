@@ -67,8 +67,9 @@ pub struct Capabilities {
 /// [`Context::gemm`], so the two always agree.
 ///
 /// The grid's x covers the `m×n` output tiles of the kernel's block tile; batch item
-/// `z = ctaid.y + ctaid.z·nctaid.y` (y up to 65535, z for larger batches). A call with no output
-/// (`m`, `n` or `batch` zero) plans a grid with a zero extent and launches nothing.
+/// `z = ctaid.y + ctaid.z·nctaid.y` (y up to 65535, z for larger batches). The Hopper TMA kernels
+/// are persistent instead: `(min(tiles·batch, SMs), 1, 1)`. A call with no output (`m`, `n` or
+/// `batch` zero) plans a grid with a zero extent and launches nothing.
 ///
 /// ```no_run
 /// use tcgemm::{Context, Gemm};
@@ -97,8 +98,12 @@ const MAX_GRID_Y: usize = 65535;
 const DEFAULT_SMEM_LIMIT: u32 = 48 * 1024;
 
 impl Plan {
-    /// The launch shape of `kernel` for a validated call `g`.
-    pub(crate) fn for_kernel(kernel: &'static KernelSpec, g: &Gemm) -> Result<Plan> {
+    /// The launch shape of `kernel` for a validated call `g` on a device with `sm_count` SMs.
+    ///
+    /// The Hopper TMA kernels are persistent: one CTA per SM (at most one per work item), each
+    /// looping over work items `tile + z·tiles`; `dispatch::kernel_accepts` keeps them to calls
+    /// whose tiles·batch fits 32 bits.
+    pub(crate) fn for_kernel(kernel: &'static KernelSpec, g: &Gemm, sm_count: u32) -> Result<Plan> {
         let (bm, bn) = (kernel.block.m as usize, kernel.block.n as usize);
         if bm == 0 || bn == 0 || kernel.threads == 0 {
             return Err(Error::Unsupported(format!(
@@ -120,6 +125,16 @@ impl Plan {
                     ),
                 )
             })?;
+        if uses_tma_params(kernel) {
+            let work = (tiles as u64).saturating_mul(g.batch as u64);
+            return Ok(Plan {
+                kernel,
+                // ≤ sm_count, so it fits u32
+                grid: (work.min(u64::from(sm_count.max(1))) as u32, 1, 1),
+                block: (kernel.threads, 1, 1),
+                smem_bytes: kernel.smem_bytes,
+            });
+        }
         // Batch item z = ctaid.y + ctaid.z·nctaid.y: y up to 65535, z for the rest (the kernels
         // return early for z ≥ batch, so the last z slice may overshoot).
         let batch_y = g.batch.min(MAX_GRID_Y);
@@ -144,20 +159,6 @@ impl Plan {
             block: (kernel.threads, 1, 1),
             smem_bytes: kernel.smem_bytes,
         })
-    }
-
-    /// The persistent form for the Hopper TMA kernels: one CTA per SM (at most one per work item),
-    /// each looping over work items `tile + z·tiles`; other kernels keep their grid.
-    /// `dispatch::kernel_accepts` keeps those kernels to calls whose tiles·batch fits 32 bits.
-    pub(crate) fn persistent(self, sm_count: u32) -> Plan {
-        if !uses_tma_params(self.kernel) {
-            return self;
-        }
-        let work = u64::from(self.grid.0) * u64::from(self.grid.1) * u64::from(self.grid.2);
-        Plan {
-            grid: (work.min(u64::from(sm_count.max(1))) as u32, 1, 1),
-            ..self
-        }
     }
 }
 
@@ -637,7 +638,7 @@ impl Context {
         let (a, b, c) = g.required_lens()?;
         g.validate(a, b, c)?;
         let spec = self.select(&q, g, None)?;
-        Ok(Plan::for_kernel(spec, g)?.persistent(self.caps.sm_count))
+        Plan::for_kernel(spec, g, self.caps.sm_count)
     }
 
     /// Checks that a buffer lives on this context's device.
@@ -685,7 +686,7 @@ impl Context {
                 self.why_unusable(spec)
             ))
         })?;
-        let plan = Plan::for_kernel(spec, g)?.persistent(self.caps.sm_count);
+        let plan = Plan::for_kernel(spec, g, self.caps.sm_count)?;
         let p = launch::params(g, spec.input, spec.output, ptrs)?;
         // SAFETY: `func` is the entry point named `spec.name`, loaded from `spec.target`'s module;
         // `p` comes from `launch::params` for `g`, which `prepare` validated against the lengths of
@@ -1064,21 +1065,27 @@ mod tests {
         let k = leak(spec());
         let (bm, bn) = (k.block.m as usize, k.block.n as usize);
         let g = Gemm::new(2 * bm + 1, 3 * bn, 17);
-        let p = Plan::for_kernel(k, &g).unwrap();
+        let p = Plan::for_kernel(k, &g, 132).unwrap();
         assert_eq!(p.grid, (3 * 3, 1, 1));
         assert_eq!(p.block, (k.threads, 1, 1));
         assert_eq!(p.smem_bytes, k.smem_bytes);
-        assert_eq!(Plan::for_kernel(k, &g.batch(7)).unwrap().grid.1, 7);
-        let big = Plan::for_kernel(k, &g.batch(1_000_000)).unwrap().grid;
+        assert_eq!(Plan::for_kernel(k, &g.batch(7), 132).unwrap().grid.1, 7);
+        let big = Plan::for_kernel(k, &g.batch(1_000_000), 132).unwrap().grid;
         assert_eq!((big.1, big.2), (65535, 16)); // 65535·16 ≥ 1e6 > 65535·15
-        assert!(Plan::for_kernel(k, &g.batch(65535 * 65535 + 1)).is_err());
+        assert!(Plan::for_kernel(k, &g.batch(65535 * 65535 + 1), 132).is_err());
         assert_eq!(
-            Plan::for_kernel(k, &Gemm::new(1, 1, 1)).unwrap().grid,
+            Plan::for_kernel(k, &Gemm::new(1, 1, 1), 132).unwrap().grid,
             (1, 1, 1)
         );
-        assert_eq!(Plan::for_kernel(k, &Gemm::new(0, 5, 1)).unwrap().grid.0, 0);
         assert_eq!(
-            Plan::for_kernel(k, &Gemm::new(5, 5, 1).batch(0))
+            Plan::for_kernel(k, &Gemm::new(0, 5, 1), 132)
+                .unwrap()
+                .grid
+                .0,
+            0
+        );
+        assert_eq!(
+            Plan::for_kernel(k, &Gemm::new(5, 5, 1).batch(0), 132)
                 .unwrap()
                 .grid
                 .1,
@@ -1095,24 +1102,19 @@ mod tests {
         let (bm, bn) = (tma.block.m as usize, tma.block.n as usize);
         // 4·2 tiles × 3 batch items = 24 work items: fewer than the SMs, one CTA each
         let g = Gemm::new(4 * bm, 2 * bn, 64).batch(3);
-        let p = Plan::for_kernel(tma, &g).unwrap().persistent(132);
+        let p = Plan::for_kernel(tma, &g, 132).unwrap();
         assert_eq!(p.grid, (24, 1, 1));
         // more work items than SMs: one CTA per SM
         let big = Gemm::new(40 * bm, 40 * bn, 64);
-        assert_eq!(
-            Plan::for_kernel(tma, &big).unwrap().persistent(132).grid,
-            (132, 1, 1)
-        );
+        assert_eq!(Plan::for_kernel(tma, &big, 132).unwrap().grid, (132, 1, 1));
         // no output: nothing launches
         let none = Gemm::new(0, bn, 64);
-        assert_eq!(
-            Plan::for_kernel(tma, &none).unwrap().persistent(132).grid.0,
-            0
-        );
-        // other kernels keep their grid
+        assert_eq!(Plan::for_kernel(tma, &none, 132).unwrap().grid.0, 0);
+        // other kernels: one CTA per tile, batch items over y and z
         let k = leak(spec());
-        let p80 = Plan::for_kernel(k, &g).unwrap();
-        assert_eq!(p80.persistent(132).grid, p80.grid);
+        let (kbm, kbn) = (k.block.m as usize, k.block.n as usize);
+        let g80 = Gemm::new(4 * kbm, 2 * kbn, 64).batch(3);
+        assert_eq!(Plan::for_kernel(k, &g80, 132).unwrap().grid, (8, 3, 1));
     }
 
     #[test]
@@ -1122,7 +1124,7 @@ mod tests {
             ..spec()
         });
         let big = crate::gemm::MAX_DIM;
-        let e = Plan::for_kernel(small, &Gemm::new(big, big, 1)).unwrap_err();
+        let e = Plan::for_kernel(small, &Gemm::new(big, big, 1), 132).unwrap_err();
         assert!(
             matches!(e, Error::InvalidArgument { what: "m, n", .. }),
             "{e}"
@@ -1133,13 +1135,13 @@ mod tests {
             ..spec()
         });
         assert_eq!(
-            Plan::for_kernel(unit, &Gemm::new(big, 1, 1))
+            Plan::for_kernel(unit, &Gemm::new(big, 1, 1), 132)
                 .unwrap()
                 .grid
                 .0,
             i32::MAX as u32
         );
-        assert!(Plan::for_kernel(unit, &Gemm::new(big, 2, 1)).is_err());
+        assert!(Plan::for_kernel(unit, &Gemm::new(big, 2, 1), 132).is_err());
     }
 
     #[test]
@@ -1149,7 +1151,7 @@ mod tests {
             ..spec()
         });
         assert!(matches!(
-            Plan::for_kernel(empty, &Gemm::new(4, 4, 4)),
+            Plan::for_kernel(empty, &Gemm::new(4, 4, 4), 132),
             Err(Error::Unsupported(_))
         ));
     }
