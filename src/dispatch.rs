@@ -4,7 +4,7 @@
 
 use crate::error::{invalid, Error, Result};
 use crate::gemm::{Gemm, Precision};
-use tcgemm_kernels::config::{Elem, KernelSpec, Math, Role, Target};
+use tcgemm_kernels::config::{uses_tma_params, Elem, KernelSpec, Math, Role};
 
 /// What a call needs from a kernel, independent of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,34 +104,31 @@ fn bytes_multiple_of_16(v: usize, elem_bytes: u32) -> bool {
 
 /// Extra requirements a kernel puts on a call beyond types and transposes.
 ///
-/// `sm_90a` kernels move tiles with TMA, which needs 16-byte-aligned base addresses, leading
-/// dimensions and batch strides (strides only matter with more than one batch item); being
+/// The TMA kernels ([`uses_tma_params`]: the sm_90a GEMMs) need 16-byte-aligned base addresses,
+/// leading dimensions and batch strides (strides only matter with more than one batch item); being
 /// persistent, they also need `k ≥ 1` with `alpha ≠ 0` (a call that reads A and B) and at most 2³²
-/// work items (output tiles × batch). `ptrs: None`
-/// (planning without buffers) assumes aligned bases, as fresh allocations are. `sm_80` kernels
-/// accept every call.
+/// work items (output tiles × batch). `ptrs: None` (planning without buffers) assumes aligned
+/// bases, as fresh allocations are. Every other kernel accepts every call.
 pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) -> bool {
-    match spec.target {
-        Target::Sm80 => true,
-        Target::Sm90a => {
-            let (ei, eo) = (spec.input.bytes(), spec.output.bytes());
-            let bases = ptrs.is_none_or(|p| p.a % 16 == 0 && p.b % 16 == 0 && p.c % 16 == 0);
-            let lds = bytes_multiple_of_16(g.lda_or_packed(), ei)
-                && bytes_multiple_of_16(g.ldb_or_packed(), ei)
-                && bytes_multiple_of_16(g.ldc_or_packed(), eo);
-            let strides = g.batch <= 1
-                || (bytes_multiple_of_16(g.stride_a_or_packed(), ei)
-                    && bytes_multiple_of_16(g.stride_b_or_packed(), ei)
-                    && bytes_multiple_of_16(g.stride_c_or_packed(), eo));
-            // the persistent kernels count work items (tiles × batch) in 32 bits and assume k ≥ 1
-            let (bm, bn) = (spec.block.m.max(1) as u64, spec.block.n.max(1) as u64);
-            let work = (g.m as u64)
-                .div_ceil(bm)
-                .saturating_mul((g.n as u64).div_ceil(bn))
-                .saturating_mul(g.batch as u64);
-            bases && lds && strides && g.reads_ab() && work <= u64::from(u32::MAX)
-        }
+    if !uses_tma_params(spec) {
+        return true;
     }
+    let (ei, eo) = (spec.input.bytes(), spec.output.bytes());
+    let bases = ptrs.is_none_or(|p| p.a % 16 == 0 && p.b % 16 == 0 && p.c % 16 == 0);
+    let lds = bytes_multiple_of_16(g.lda_or_packed(), ei)
+        && bytes_multiple_of_16(g.ldb_or_packed(), ei)
+        && bytes_multiple_of_16(g.ldc_or_packed(), eo);
+    let strides = g.batch <= 1
+        || (bytes_multiple_of_16(g.stride_a_or_packed(), ei)
+            && bytes_multiple_of_16(g.stride_b_or_packed(), ei)
+            && bytes_multiple_of_16(g.stride_c_or_packed(), eo));
+    // the persistent kernels count work items (tiles × batch) in 32 bits and assume k ≥ 1
+    let (bm, bn) = (spec.block.m.max(1) as u64, spec.block.n.max(1) as u64);
+    let work = (g.m as u64)
+        .div_ceil(bm)
+        .saturating_mul((g.n as u64).div_ceil(bn))
+        .saturating_mul(g.batch as u64);
+    bases && lds && strides && g.reads_ab() && work <= u64::from(u32::MAX)
 }
 
 /// The kernel for `q` among `specs`: the `usable` candidate of highest `rank`; on equal rank the
@@ -286,7 +283,7 @@ pub(crate) fn check_forced(spec: &KernelSpec, input: Elem, output: Elem, g: &Gem
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcgemm_kernels::config::{GemmShape, KERNELS};
+    use tcgemm_kernels::config::{GemmShape, Target, KERNELS};
 
     fn spec(name: &'static str, input: Elem, output: Elem, math: Math, rank: u32) -> KernelSpec {
         KernelSpec {
