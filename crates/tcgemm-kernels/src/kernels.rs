@@ -211,7 +211,7 @@ macro_rules! entry_tma {
         /// validated parameters and tensor maps encoded for them.
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: $crate::params::TmaParams) {
-            use $crate::arch::index::{block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x};
+            use $crate::arch::index::{block_idx_x, thread_idx_x};
             let maps: u64;
             // SAFETY: taking the generic address of this kernel's own parameter block.
             core::arch::asm!(
@@ -219,8 +219,8 @@ macro_rules! entry_tma {
                 out(reg64) maps,
                 options(pure, nomem, nostack)
             );
-            let z = block_idx_y() + block_idx_z() * grid_dim_y();
-            $body(&p.p, maps, thread_idx_x(), block_idx_x(), z);
+            // persistent: the body derives tile and batch item from its work index
+            $body(&p.p, maps, thread_idx_x(), block_idx_x());
         }
     };
 }

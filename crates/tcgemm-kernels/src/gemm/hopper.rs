@@ -77,35 +77,28 @@ pub trait WgmmaInput {
     );
 }
 
-impl WgmmaInput for super::mma16::F16 {
-    const EB: u32 = 2;
-    const MN_MAJOR_OK: bool = true;
-    type Out = super::mma16::F16;
-    #[inline(always)]
-    unsafe fn wgmma<const TA: bool, const TB: bool>(
-        d: &mut [f32; 128],
-        da: u64,
-        db: u64,
-        accumulate: bool,
-    ) {
-        wgmma::m64n256k16_f32_f16::<TA, TB>(d, da, db, accumulate)
-    }
+/// `WgmmaInput` for a 16-bit input type whose `wgmma` is `$f`.
+macro_rules! wgmma_input16 {
+    ($t:ty, $f:path) => {
+        impl WgmmaInput for $t {
+            const EB: u32 = 2;
+            const MN_MAJOR_OK: bool = true;
+            type Out = $t;
+            #[inline(always)]
+            unsafe fn wgmma<const TA: bool, const TB: bool>(
+                d: &mut [f32; 128],
+                da: u64,
+                db: u64,
+                accumulate: bool,
+            ) {
+                $f(d, da, db, accumulate)
+            }
+        }
+    };
 }
 
-impl WgmmaInput for super::mma16::Bf16 {
-    const EB: u32 = 2;
-    const MN_MAJOR_OK: bool = true;
-    type Out = super::mma16::Bf16;
-    #[inline(always)]
-    unsafe fn wgmma<const TA: bool, const TB: bool>(
-        d: &mut [f32; 128],
-        da: u64,
-        db: u64,
-        accumulate: bool,
-    ) {
-        wgmma::m64n256k16_f32_bf16::<TA, TB>(d, da, db, accumulate)
-    }
-}
+wgmma_input16!(super::mma16::F16, wgmma::m64n256k16_f32_f16::<TA, TB>);
+wgmma_input16!(super::mma16::Bf16, wgmma::m64n256k16_f32_bf16::<TA, TB>);
 
 /// TF32 inputs: f32 bit patterns read by `wgmma … .tf32` (K-major operands only).
 pub struct Tf32;
@@ -144,13 +137,11 @@ pub unsafe fn hopper_gemm<
     maps: u64,
     tid: u32,
     bid: u32,
-    z: u32,
 ) {
     const { assert!(smem_bytes(STAGES) == crate::config::hopper_smem(STAGES)) };
     const { assert!(T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
-    let _ = z; // persistent: the batch item comes from the work index
-               // k ≥ 1: dispatch sends calls that do not read A and B (k = 0 or alpha = 0) to sm_80 kernels
-               // k elements per k-tile: one 128-byte row
+    // k ≥ 1: dispatch sends calls that do not read A and B (k = 0 or alpha = 0) to sm_80 kernels
+    // k elements per k-tile: one 128-byte row
     let bk = ROW_BYTES / T::EB;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     let tiles = tiles_m * tiles_n;
