@@ -596,13 +596,25 @@ impl Context {
             .collect()
     }
 
+    /// The loaded function of `spec`, or an `Unsupported` error saying why there is none
+    /// (`what`: "kernel", "conversion kernel", ...).
+    fn function(&self, spec: &KernelSpec, what: &str) -> Result<&CudaFunction> {
+        self.functions.get(spec.name).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "{what} `{}` is not loaded: {}",
+                spec.name,
+                self.why_unusable(spec)
+            ))
+        })
+    }
+
     /// Why the listed kernel `spec` cannot run this call here.
     fn why_unusable(&self, spec: &KernelSpec) -> String {
         if self.functions.contains_key(spec.name) {
-            format!(
-                "{} kernels need 16-byte-aligned buffer addresses, leading dimensions and batch strides",
-                spec.target.cpu()
-            )
+            // loaded but refused: the only per-call rule is the TMA kernels' (dispatch::kernel_accepts)
+            "TMA kernels need 16-byte-aligned buffer addresses, leading dimensions and batch strides, \
+             k ≥ 1 with alpha ≠ 0, and fewer than 2³² output tiles × batch items"
+                .to_string()
         } else {
             self.unavailable
                 .get(spec.name)
@@ -679,13 +691,7 @@ impl Context {
 
     /// Launches `spec` for a validated, non-empty call.
     fn run(&self, spec: &'static KernelSpec, g: &Gemm, ptrs: Ptrs) -> Result<()> {
-        let func = self.functions.get(spec.name).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "kernel `{}` cannot run here: {}",
-                spec.name,
-                self.why_unusable(spec)
-            ))
-        })?;
+        let func = self.function(spec, "kernel")?;
         let plan = Plan::for_kernel(spec, g, self.caps.sm_count)?;
         let p = launch::params(g, spec.input, spec.output, ptrs)?;
         // SAFETY: `func` is the entry point named `spec.name`, loaded from `spec.target`'s module;
@@ -786,13 +792,7 @@ impl Context {
         if n == 0 {
             return Ok(());
         }
-        let func = self.functions.get(spec.name).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "conversion kernel `{}` is not loaded: {}",
-                spec.name,
-                self.why_unusable(spec)
-            ))
-        })?;
+        let func = self.function(spec, "conversion kernel")?;
         let (ps, _read) = src.device_ptr(&self.stream);
         let (pd, _write) = dst.device_ptr_mut(&self.stream);
         // Vector groups of 4: 16 bytes of f32 and 8 bytes of 16-bit elements.
@@ -857,13 +857,7 @@ impl Context {
             .ok_or_else(|| {
                 Error::Unsupported(format!("no instruction-ceiling kernel for {math:?}"))
             })?;
-        let func = self.functions.get(spec.name).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "ceiling kernel `{}` is not loaded: {}",
-                spec.name,
-                self.why_unusable(spec)
-            ))
-        })?;
+        let func = self.function(spec, "ceiling kernel")?;
         if blocks_per_sm == 0 || trips == 0 {
             return Err(invalid("blocks_per_sm, trips", "both must be at least 1"));
         }
