@@ -385,3 +385,32 @@ fn f16_accumulation_all_layouts_and_random() {
         }
     }
 }
+
+/// On a Hopper GPU, dispatch takes the TMA kernels exactly where TMA's rules hold (16-byte-aligned
+/// leading dimensions, k ≥ 1, alpha ≠ 0) and the sm_80 kernels elsewhere; with `force_sm80` never.
+#[test]
+fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
+    use tcgemm::Gemm;
+    use tcgemm_kernels::config::uses_tma_params;
+    let Some(ctx) = gpu() else { return };
+    if !ctx.capabilities().hopper {
+        eprintln!("not a Hopper GPU (no sm_90a module): no TMA dispatch to check");
+        return;
+    }
+    let tma = |g: &Gemm| uses_tma_params(ctx.plan::<f16, f16>(g).unwrap().kernel);
+    let g = Gemm::new(4096, 4096, 4096);
+    assert!(tma(&g), "aligned 4096^3 f16 should take a TMA kernel");
+    for (t, a, b) in TRANS
+        .iter()
+        .map(|&(a, b)| (Gemm::new(2048, 1024, 512), a, b))
+    {
+        assert!(tma(&t.trans_a(a).trans_b(b)), "layout {}", lay(a, b));
+    }
+    // lda of 4100 halves = 8200 bytes: not a multiple of 16
+    assert!(!tma(&g.lda(4100)));
+    assert!(tma(&g.lda(4104)));
+    assert!(!tma(&g.alpha(0.0)));
+    if let Some(c80) = gpu_sm80() {
+        assert!(!uses_tma_params(c80.plan::<f16, f16>(&g).unwrap().kernel));
+    }
+}
