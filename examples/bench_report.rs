@@ -52,7 +52,7 @@ usage: bench_report [--out DIR] [--quick] [--kernels NAME,NAME,...] [--shapes LI
   --out DIR      where BENCHMARKS.md and ratio.svg go (default: $OUT if set, else .)
   --quick        the squares 4096 and 8192 only
   --kernels L    also time these kernels by name (Context::gemm_with_kernel) on every shape and
-                 path whose element types they take, non-transposed; extra rows
+                 path and layout whose element types they take; extra rows
   --shapes L     comma list of N, MxNxK, BATCH*MxNxK or presets: squares, transformer, skinny,
                  odd, batched, quick, all (default: all)
   --paths L      comma list of fp32, tf32, f16, f16f32, bf16 (default: fp32,tf32,f16,bf16;
@@ -292,7 +292,8 @@ fn run_case<I: El, O: El>(
     if plan.is_ok() {
         imps.push(Imp::Dispatch);
     }
-    for spec in env.extras.iter().filter(|s| path.runs(s)) {
+    let layout = |s: &&&KernelSpec| s.trans_a == shape.trans_a && s.trans_b == shape.trans_b;
+    for spec in env.extras.iter().filter(|s| path.runs(s)).filter(layout) {
         imps.push(Imp::Forced(spec.name));
         rows.push(Row {
             kernel: spec.name.to_string(),
@@ -757,9 +758,12 @@ fn main() -> ExitCode {
     }
     let cases = cases(&args);
     for spec in &extras {
-        if !cases.iter().any(|(_, p)| p.runs(spec)) {
+        if !cases
+            .iter()
+            .any(|(sh, p)| p.runs(spec) && sh.trans_a == spec.trans_a && sh.trans_b == spec.trans_b)
+        {
             eprintln!(
-                "bench_report: warning: `{}` ({:?} -> {:?}, {:?}, trans_a={}, trans_b={}) serves none of the selected paths on non-transposed operands; it gets no rows",
+                "bench_report: warning: `{}` ({:?} -> {:?}, {:?}, trans_a={}, trans_b={}) serves none of the selected (path, layout) cases; it gets no rows",
                 spec.name, spec.input, spec.output, spec.math, spec.trans_a, spec.trans_b
             );
         }
@@ -919,7 +923,7 @@ fn main() -> ExitCode {
          (≥ 2× L2 where memory allows); launches queued behind a GPU-side delay (host enqueue ≈ {:.1} µs per launch){}; \
          TFLOPS = 2·m·n·k·batch / time. Error: relative 2-norm error over {} sampled entries of C (NaN-poisoned \
          before the run) against an f64 reference. Inputs uniform in [-1, 1], never zero; alpha = 1, beta = 0, \
-         row-major, no transposes except where the shape ends in `:nt` (B stored n×k). % of ceiling: ours / \
+         row-major, no transposes except where the shape ends in `:nt` (B stored n×k), `:tn` (A stored k×m) or `:tt` (both). % of ceiling: ours / \
          the measured ceiling of the path's instruction (fp32: FFMA, tf32: MMA tf32, f16: MMA f16, bf16: MMA \
          bf16; tcgemm's `mma.sync` microkernels, which `wgmma` kernels, tcgemm's `_tma` ones and cuBLAS's on \
          Hopper, exceed).",

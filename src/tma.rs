@@ -15,7 +15,7 @@ use cudarc::driver::sys::{
     cuTensorMapEncodeTiled, CUresult, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill,
     CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use tcgemm_kernels::config::{Elem, KernelSpec};
+use tcgemm_kernels::config::{tma_staged, Elem, KernelSpec};
 use tcgemm_kernels::params::{flags, GemmParams, TensorMap, TmaParams};
 
 /// One operand's view for TMA.
@@ -39,6 +39,10 @@ pub(crate) struct OperandMap {
     /// The operand is contiguous along its rows (A transposed, B not transposed): the map is
     /// `(rows, k, batch)` with boxes of 64 rows (128 bytes) × `box_k`.
     pub mn_major: bool,
+    /// An MN-major TF32 operand the kernel transposes in shared memory
+    /// ([`tma_staged`](tcgemm_kernels::config::tma_staged)): one unswizzled box of the whole tile
+    /// (`box_rows` = the tile's rows) per k-tile.
+    pub staged: bool,
 }
 
 impl OperandMap {
@@ -50,6 +54,7 @@ impl OperandMap {
         } else {
             (p.b, p.ldb, p.stride_b, p.n, spec.block.n, !spec.trans_b)
         };
+        let staged = tma_staged(spec, a);
         let k = u64::from(p.k.max(1));
         let batched = p.batch > 1 && stride != 0;
         let row_bytes = ld * eb;
@@ -68,13 +73,14 @@ impl OperandMap {
                 row_bytes * u64::from(rows)
             },
             box_k: spec.block.k,
-            // an MN-major box is one 128-byte swizzle row wide
-            box_rows: if mn_major {
+            // an MN-major box is one 128-byte swizzle row wide, unless staged (unswizzled)
+            box_rows: if mn_major && !staged {
                 128 / spec.input.bytes()
             } else {
                 box_rows
             },
             mn_major,
+            staged,
         }
     }
 
@@ -113,7 +119,11 @@ impl OperandMap {
                 boxes.as_ptr(),
                 elem_strides.as_ptr(),
                 CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+                if self.staged {
+                    CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE
+                } else {
+                    CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
+                },
                 CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
             )
@@ -197,13 +207,47 @@ mod tests {
         };
         let nn = KERNELS
             .iter()
-            .find(|k| uses_tma_params(k) && !k.trans_a && !k.trans_b)
+            .find(|k| uses_tma_params(k) && !k.trans_a && !k.trans_b && k.input == Elem::F16)
             .unwrap();
         let b = OperandMap::of(&p, nn, false);
         assert!(b.mn_major);
         assert_eq!((b.box_rows, b.box_k), (64, nn.block.k));
         assert_eq!((b.row_bytes, b.batch_bytes), (272, 272 * 70));
         assert!(!OperandMap::of(&p, nn, true).mn_major);
+        assert!(!b.staged);
+    }
+
+    #[test]
+    fn tf32_mn_major_operands_are_staged_as_whole_tiles() {
+        let p = GemmParams {
+            lda: 104,
+            ldb: 136,
+            m: 100,
+            n: 130,
+            k: 70,
+            batch: 1,
+            ..GemmParams::default()
+        };
+        for spec in KERNELS
+            .iter()
+            .filter(|k| uses_tma_params(k) && k.input == Elem::F32)
+        {
+            let (a, b) = (
+                OperandMap::of(&p, spec, true),
+                OperandMap::of(&p, spec, false),
+            );
+            assert_eq!(
+                (a.staged, b.staged),
+                (spec.trans_a, !spec.trans_b),
+                "{}",
+                spec.name
+            );
+            for (m, rows) in [(a, spec.block.m), (b, spec.block.n)] {
+                assert_eq!(m.mn_major, m.staged, "{}", spec.name);
+                // staged: the whole tile's rows × 32 k; K-major: 32 k × the tile's rows
+                assert_eq!((m.box_rows, m.box_k), (rows, 32), "{}", spec.name);
+            }
+        }
     }
 
     #[test]

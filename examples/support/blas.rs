@@ -79,6 +79,7 @@ pub fn gemm<I: El, O: El>(
         m,
         n,
         k,
+        trans_a,
         trans_b,
     } = shape;
     let (la, lb, lc) = shape.lens();
@@ -110,6 +111,12 @@ pub fn gemm<I: El, O: El>(
     } else {
         (op, ni)
     };
+    // A row-major k×m is column-major m×k with ld m: transposed, it is the k×m second operand
+    let (op_a, lda) = if trans_a {
+        (cublasOperation_t::CUBLAS_OP_T, to_int(m)?)
+    } else {
+        (op, ki)
+    };
     let r = if batch == 1 {
         // SAFETY: device pointers of live buffers of at least m·k (A), k·n (B) and m·n (C)
         // elements of the declared types (checked above), used on the handle's stream (the
@@ -118,7 +125,7 @@ pub fn gemm<I: El, O: El>(
             cudarc::cublas::result::gemm_ex(
                 *blas.handle(),
                 op_b,
-                op,
+                op_a,
                 ni,
                 mi,
                 ki,
@@ -128,7 +135,7 @@ pub fn gemm<I: El, O: El>(
                 ldb,
                 pa as *const c_void,
                 I::CUDA,
-                ki,
+                lda,
                 beta,
                 pc as *mut c_void,
                 O::CUDA,
@@ -147,7 +154,7 @@ pub fn gemm<I: El, O: El>(
             cudarc::cublas::result::gemm_strided_batched_ex(
                 *blas.handle(),
                 op_b,
-                op,
+                op_a,
                 ni,
                 mi,
                 ki,
@@ -158,7 +165,7 @@ pub fn gemm<I: El, O: El>(
                 sb,
                 pa as *const c_void,
                 I::CUDA,
-                ki,
+                lda,
                 sa,
                 beta,
                 pc as *mut c_void,

@@ -20,6 +20,7 @@ impl Reference {
             m,
             n,
             k,
+            trans_a,
             trans_b,
         } = shape;
         let mut r = Pcg::new(0x5eed, 99);
@@ -36,16 +37,20 @@ impl Reference {
             pos.push((r.below(batch), r.below(m), r.below(n)));
         }
         let dot = |&(z, i, j): &(usize, usize, usize)| -> f64 {
-            let a = &ha[z * m * k + i * k..][..k];
+            // A[i][q] at i·k + q, or at q·m + i when A is stored k×m
+            let (a, sa) = if trans_a {
+                (&ha[z * m * k + i..], m)
+            } else {
+                (&ha[z * m * k + i * k..], 1)
+            };
             // B[q][j] at q·n + j, or at j·k + q when B is stored n×k
             let (b, step) = if trans_b {
                 (&hb[z * k * n + j * k..], 1)
             } else {
                 (&hb[z * k * n + j..], n)
             };
-            a.iter()
-                .enumerate()
-                .map(|(q, x)| x.to_f64() * b[q * step].to_f64())
+            (0..k)
+                .map(|q| a[q * sa].to_f64() * b[q * step].to_f64())
                 .sum()
         };
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());

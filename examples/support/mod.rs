@@ -215,12 +215,7 @@ impl Path {
             Path::Tf32 => spec.math == Math::MmaTf32,
             _ => true,
         };
-        spec.role == Role::Gemm
-            && spec.input == i
-            && spec.output == o
-            && !spec.trans_a
-            && !spec.trans_b
-            && math
+        spec.role == Role::Gemm && spec.input == i && spec.output == o && math
     }
 }
 
@@ -228,9 +223,8 @@ impl Path {
 // Shapes
 // ---------------------------------------------------------------------------------------------
 
-/// A (strided-batched) row-major `m×n×k` product, packed; A not transposed, B stored `k×n`
-/// (`nn`) or, with `trans_b`, `n×k` (`nt`: both operands K-major, the layout the Hopper TF32
-/// kernel takes).
+/// A (strided-batched) row-major `m×n×k` product, packed: A stored `m×k` or, with `trans_a`,
+/// `k×m`; B stored `k×n` or, with `trans_b`, `n×k` (`nt`: both operands K-major).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     /// Batch items.
@@ -241,6 +235,8 @@ pub struct Shape {
     pub n: usize,
     /// Inner dimension.
     pub k: usize,
+    /// A stored transposed (`k×m`).
+    pub trans_a: bool,
     /// B stored transposed (`n×k`).
     pub trans_b: bool,
 }
@@ -251,6 +247,7 @@ const fn sh(m: usize, n: usize, k: usize) -> Shape {
         m,
         n,
         k,
+        trans_a: false,
         trans_b: false,
     }
 }
@@ -288,6 +285,7 @@ pub const BATCHED: [Shape; 1] = [Shape {
     m: 64,
     n: 64,
     k: 64,
+    trans_a: false,
     trans_b: false,
 }];
 
@@ -322,10 +320,20 @@ impl Shape {
         2 * (self.m as u64) * (self.n as u64) * (self.k as u64) * (self.batch as u64)
     }
 
-    /// `MxNxK`, or `BATCH*MxNxK` when batched (also the criterion benchmark parameter), with `:nt`
-    /// when B is transposed.
+    /// The layout suffix: empty for `nn`, else `:nt`, `:tn` or `:tt`.
+    pub fn layout_suffix(&self) -> &'static str {
+        match (self.trans_a, self.trans_b) {
+            (false, false) => "",
+            (false, true) => ":nt",
+            (true, false) => ":tn",
+            (true, true) => ":tt",
+        }
+    }
+
+    /// `MxNxK`, or `BATCH*MxNxK` when batched (also the criterion benchmark parameter), with the
+    /// layout suffix (`:nt`, `:tn`, `:tt`) when an operand is transposed.
     pub fn label(&self) -> String {
-        let t = if self.trans_b { ":nt" } else { "" };
+        let t = self.layout_suffix();
         if self.batch == 1 {
             format!("{}x{}x{}{t}", self.m, self.n, self.k)
         } else {
@@ -336,6 +344,7 @@ impl Shape {
     /// A power-of-two square (the report adds f16 → f32 rows for these).
     pub fn is_pow2_square(&self) -> bool {
         self.batch == 1
+            && !self.trans_a
             && !self.trans_b
             && self.m == self.n
             && self.n == self.k
@@ -346,6 +355,7 @@ impl Shape {
     pub fn gemm(&self, precision: Precision) -> Gemm {
         Gemm::new(self.m, self.n, self.k)
             .batch(self.batch)
+            .trans_a(self.trans_a)
             .trans_b(self.trans_b)
             .precision(precision)
     }
@@ -366,12 +376,18 @@ impl Shape {
     }
 
     /// Parses `N` (N×N×N), `MxNxK` or `BATCH*MxNxK` (`x`, `X` or `×` between the sizes), with a
-    /// `:nt` suffix for a transposed B.
+    /// layout suffix `:nn`, `:nt`, `:tn` or `:tt` (`t`: that operand stored transposed).
     pub fn parse(s: &str) -> Result<Shape, String> {
         let s = s.trim();
-        let (s, trans_b) = match s.strip_suffix(":nt") {
-            Some(rest) => (rest, true),
-            None => (s, false),
+        let (s, trans_a, trans_b) = match s.rsplit_once(':') {
+            Some((rest, "nn")) => (rest, false, false),
+            Some((rest, "nt")) => (rest, false, true),
+            Some((rest, "tn")) => (rest, true, false),
+            Some((rest, "tt")) => (rest, true, true),
+            Some((_, l)) => {
+                return Err(format!("bad layout ':{l}' in '{s}': use nn, nt, tn or tt"))
+            }
+            None => (s, false, false),
         };
         let (batch, dims) = match s.split_once('*') {
             Some((b, rest)) => (
@@ -393,6 +409,7 @@ impl Shape {
                 m: n,
                 n,
                 k: n,
+                trans_a,
                 trans_b,
             },
             [m, n, k] => Shape {
@@ -400,6 +417,7 @@ impl Shape {
                 m,
                 n,
                 k,
+                trans_a,
                 trans_b,
             },
             _ => return Err(format!("bad size '{s}': use N, MxNxK or BATCH*MxNxK")),

@@ -10,3 +10,14 @@ use core::arch::asm;
 pub unsafe fn sync_threads() {
     asm!("bar.sync 0;", options(nostack));
 }
+
+/// `bar.sync ID, COUNT;` — named barrier `ID` among `COUNT` threads (whole warps), for a subset of
+/// the block (barrier 0 is [`sync_threads`]'s).
+///
+/// # Safety
+/// Exactly `COUNT` threads, in whole warps, must reach barrier `ID` each time it is used, and no
+/// other code may use barrier `ID` concurrently.
+#[inline(always)]
+pub unsafe fn bar_sync_named<const ID: u32, const COUNT: u32>() {
+    asm!("bar.sync {0}, {1};", const ID, const COUNT, options(nostack));
+}
