@@ -387,7 +387,8 @@ fn f16_accumulation_all_layouts_and_random() {
 }
 
 /// On a Hopper GPU, dispatch takes the TMA kernels exactly where TMA's rules hold (16-byte-aligned
-/// leading dimensions, k ≥ 1, alpha ≠ 0) and the sm_80 kernels elsewhere; with `force_sm80` never.
+/// leading dimensions, k ≥ 1, alpha ≠ 0), in every layout, for f16 and tf32, and the sm_80
+/// kernels elsewhere; with `force_sm80` never.
 #[test]
 fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
     use tcgemm::Gemm;
@@ -400,11 +401,16 @@ fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
     let tma = |g: &Gemm| uses_tma_params(ctx.plan::<f16, f16>(g).unwrap().kernel);
     let g = Gemm::new(4096, 4096, 4096);
     assert!(tma(&g), "aligned 4096^3 f16 should take a TMA kernel");
-    for (t, a, b) in TRANS
-        .iter()
-        .map(|&(a, b)| (Gemm::new(2048, 1024, 512), a, b))
-    {
-        assert!(tma(&t.trans_a(a).trans_b(b)), "layout {}", lay(a, b));
+    // 4096x2048: 256 tiles of 128x256, enough to fill the GPU (dispatch takes smaller sm_80 tiles
+    // where the TMA kernel's would leave SMs idle)
+    let t = Gemm::new(4096, 2048, 512);
+    for (a, b) in TRANS {
+        let g = t.trans_a(a).trans_b(b);
+        assert!(tma(&g), "f16 layout {}", lay(a, b));
+        let tf32 = ctx
+            .plan::<f32, f32>(&g.precision(tcgemm::Precision::Tf32))
+            .unwrap();
+        assert!(uses_tma_params(tf32.kernel), "tf32 layout {}", lay(a, b));
     }
     // lda of 4100 halves = 8200 bytes: not a multiple of 16
     assert!(!tma(&g.lda(4100)));

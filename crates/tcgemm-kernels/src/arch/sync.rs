@@ -21,3 +21,15 @@ pub unsafe fn sync_threads() {
 pub unsafe fn bar_sync_named<const ID: u32, const COUNT: u32>() {
     asm!("bar.sync {0}, {1};", const ID, const COUNT, options(nostack));
 }
+
+/// `shfl.sync.bfly.b32` over the full warp: the value `v` of lane `lane ^ MASK`.
+///
+/// # Safety
+/// Warp-convergent: all 32 lanes must execute it together.
+#[inline(always)]
+pub unsafe fn shfl_xor<const MASK: u32>(v: u32) -> u32 {
+    let r: u32;
+    asm!("shfl.sync.bfly.b32 {0}, {1}, {2}, 31, -1;", out(reg32) r, in(reg32) v, const MASK,
+        options(nomem, nostack));
+    r
+}

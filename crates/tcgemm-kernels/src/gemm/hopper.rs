@@ -25,10 +25,15 @@
 
 use super::mma16::{epilogue, Input16};
 use super::{batch_bases, raster::tile_of_block};
+use crate::arch::convert::fma_rn_f32;
+use crate::arch::global::{
+    ld_global_f32, ld_global_v4_f32, st_global_f32, st_global_u16, st_global_v4_f32,
+    st_global_v4_u32,
+};
 use crate::arch::index::grid_dim_x;
 use crate::arch::mbarrier;
 use crate::arch::smem::{base, ld_shared_u32, st_shared_v4_u32};
-use crate::arch::sync::{bar_sync_named, sync_threads};
+use crate::arch::sync::{bar_sync_named, shfl_xor, sync_threads};
 use crate::arch::tma;
 use crate::arch::wgmma;
 use crate::params::{flags, GemmParams};
@@ -50,8 +55,8 @@ pub const MN_BOX_BYTES: u32 = MN_BOX * BK16 * 2;
 /// Threads: three warpgroups.
 pub const THREADS: u32 = 384;
 
-/// Threads of the producer warpgroup that transpose staged TF32 operands (warps 1–3).
-pub const TRANSPOSERS: u32 = 96;
+/// Threads that transpose staged TF32 operands: the whole producer warpgroup.
+pub const TRANSPOSERS: u32 = 128;
 
 /// Dynamic shared memory of a configuration with `stages` stages and `staging` staging slots of
 /// `slot_bytes`: 1024 bytes of alignment slack, the stages, the staging slots, and the 8-byte
@@ -63,27 +68,162 @@ pub const fn smem_bytes(stages: u32, staging: u32, slot_bytes: u32) -> u32 {
 /// Transposes one staged k-tile of an MN-major TF32 operand (`ROWS` rows of 32 k, stored
 /// k-row by k-row: element `(r, k)` at `src + 4·(k·ROWS + r)`) into the K-major layout TMA's
 /// 128-byte swizzle gives (`dst + 128·r`, 16-byte chunk `k/4` at position `(k/4) ^ (r % 8)`).
-/// Thread `t` of the [`TRANSPOSERS`] does units `t, t + 96, …`; a unit is one 16-byte chunk:
-/// four conflict-free word loads (a warp reads 32 consecutive rows of one k) and one
-/// conflict-free 16-byte store (eight consecutive rows land in eight different chunk positions).
+///
+/// A unit is one 16-byte chunk: four word loads (a warp reads 32 consecutive rows of one k, one
+/// conflict-free wavefront each) and one 16-byte store (eight consecutive rows land in eight
+/// different chunk positions: conflict-free). Thread `t` of the [`TRANSPOSERS`] does rows
+/// `t, t + 128, …` and every chunk, four units at a time, so 16 loads are in flight per thread
+/// (the `asm!` accesses are not reordered across each other).
 ///
 /// # Safety
 /// `src`/`dst` are 1024-byte-aligned shared tiles of `ROWS × 128` bytes; the caller orders the
 /// accesses with the stage's barriers.
 #[inline(always)]
 unsafe fn transpose_tf32<const ROWS: u32>(src: u32, dst: u32, t: u32) {
-    let mut u = t;
-    while u < ROWS * 8 {
-        let (r, c) = (u % ROWS, u / ROWS);
-        let from = src + 4 * (4 * c * ROWS + r);
-        let v = [
-            ld_shared_u32(from),
-            ld_shared_u32(from + 4 * ROWS),
-            ld_shared_u32(from + 8 * ROWS),
-            ld_shared_u32(from + 12 * ROWS),
-        ];
-        st_shared_v4_u32(dst + 128 * r + ((c ^ (r & 7)) << 4), v);
-        u += TRANSPOSERS;
+    const { assert!(ROWS.is_multiple_of(TRANSPOSERS)) };
+    let x = t & 7;
+    for h in 0..ROWS / TRANSPOSERS {
+        let r = t + h * TRANSPOSERS;
+        let (from, to) = (src + 4 * r, dst + 128 * r);
+        for c0 in (0..8u32).step_by(4) {
+            let mut v = [[0u32; 4]; 4];
+            for (dc, vc) in v.iter_mut().enumerate() {
+                let at = from + 16 * (c0 + dc as u32) * ROWS;
+                for (i, e) in vc.iter_mut().enumerate() {
+                    *e = ld_shared_u32(at + 4 * i as u32 * ROWS);
+                }
+            }
+            for (dc, vc) in v.iter().enumerate() {
+                st_shared_v4_u32(to + (((c0 + dc as u32) ^ x) << 4), *vc);
+            }
+        }
+    }
+}
+
+/// Repeats `$body` with `$j: u32` bound to each listed value (a loop LLVM does not fully unroll
+/// would index the accumulator array in local memory).
+macro_rules! unroll {
+    ($j:ident in [$($n:literal),*] $body:block) => {
+        $({
+            let $j: u32 = $n;
+            $body
+        })*
+    };
+}
+
+/// Stores a consumer's 64×256 accumulator tile `C = alpha·d (+ beta·C)` 16 bytes per store.
+///
+/// Thread `(g, q)` (`g` = lane/4, `q` = lane%4) holds, for each 8-column block `j`, columns
+/// `8j + 2q, +1` of rows `row0` and `row0 + 8`. f32 output: lanes `q` and `q ^ 1` swap one pair
+/// (two `shfl`), so the even lane holds 4 consecutive columns of row `row0` and the odd one 4 of
+/// row `row0 + 8`. 16-bit output (beta = 0): the quad transposes its packed words of two blocks
+/// (two butterfly rounds, four `shfl`), so each lane holds 8 consecutive columns of one row and
+/// block. Out-of-range columns of a tail are stored element by element; rows beyond `m` not at
+/// all. C's base, `ldc` and batch stride are 16-byte aligned (the TMA kernels' dispatch rule).
+///
+/// # Safety
+/// Warp-convergent (the shuffles); `gc` is batch item's C, valid for the problem in `p`.
+#[inline(always)]
+unsafe fn epilogue_wide<T: Input16, const OUT_F32: bool>(
+    p: &GemmParams,
+    d: &[f32; 128],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+    q: u32,
+) {
+    let beta_zero = p.flags & flags::BETA_ZERO != 0;
+    let es: u64 = if OUT_F32 { 4 } else { 2 };
+    let at = |row: u32, col: u32| gc.wrapping_add((row as u64 * p.ldc + col as u64) * es);
+    if OUT_F32 {
+        let odd = q & 1 != 0;
+        // unrolled: `d` must stay in registers
+        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            let i = 4 * j as usize;
+            let y = [
+                d[i] * p.alpha,
+                d[i + 1] * p.alpha,
+                d[i + 2] * p.alpha,
+                d[i + 3] * p.alpha,
+            ];
+            // even lanes send row0 + 8's pair, odd lanes row0's
+            let (s0, s1) = if odd { (y[0], y[1]) } else { (y[2], y[3]) };
+            let r0 = f32::from_bits(shfl_xor::<1>(s0.to_bits()));
+            let r1 = f32::from_bits(shfl_xor::<1>(s1.to_bits()));
+            let (row, col, mut v) = if odd {
+                (row0 + 8, col0 + 8 * j + 2 * q - 2, [r0, r1, y[2], y[3]])
+            } else {
+                (row0, col0 + 8 * j + 2 * q, [y[0], y[1], r0, r1])
+            };
+            let addr = at(row, col);
+            if row >= p.m || col >= p.n {
+                // nothing of this block in range
+            } else if col + 4 <= p.n {
+                if !beta_zero {
+                    let c = ld_global_v4_f32(addr);
+                    unroll!(e in [0, 1, 2, 3] {
+                        let e = e as usize;
+                        v[e] = fma_rn_f32(p.beta, c[e], v[e]);
+                    });
+                }
+                st_global_v4_f32(addr, v);
+            } else {
+                unroll!(e in [0, 1, 2, 3] {
+                    if col + e < p.n {
+                        let a = addr + u64::from(e) * 4;
+                        let mut x = v[e as usize];
+                        if !beta_zero {
+                            x = fma_rn_f32(p.beta, ld_global_f32(a), x);
+                        }
+                        st_global_f32(a, x);
+                    }
+                });
+            }
+        });
+    } else {
+        unroll!(j2 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            // segment s: row row0 + 8·(s & 1) of block 2·j2 + (s >> 1); this lane's word of it
+            let mut x: [u32; 4] = core::array::from_fn(|s| {
+                let i = 4 * (2 * j2 as usize + (s >> 1)) + 2 * (s & 1);
+                T::pack(d[i] * p.alpha, d[i + 1] * p.alpha)
+            });
+            // M[lane][seg] → M[seg][lane]: swap where lane and segment bits differ, bit 1 then 0
+            unroll!(s in [0, 1] {
+                let s = s as usize;
+                let hi = q & 2 != 0;
+                let y = shfl_xor::<2>(if hi { x[s] } else { x[s | 2] });
+                if hi {
+                    x[s] = y;
+                } else {
+                    x[s | 2] = y;
+                }
+            });
+            unroll!(s in [0, 2] {
+                let s = s as usize;
+                let hi = q & 1 != 0;
+                let y = shfl_xor::<1>(if hi { x[s] } else { x[s | 1] });
+                if hi {
+                    x[s] = y;
+                } else {
+                    x[s | 1] = y;
+                }
+            });
+            // now x[w] is word w (columns 2w, 2w + 1) of segment q
+            let (row, col) = (row0 + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
+            let addr = at(row, col);
+            if row >= p.m || col >= p.n {
+                // nothing of this block in range
+            } else if col + 8 <= p.n {
+                st_global_v4_u32(addr, x);
+            } else {
+                unroll!(e in [0, 1, 2, 3, 4, 5, 6, 7] {
+                    if col + e < p.n {
+                        let w = x[(e / 2) as usize] >> (16 * (e % 2));
+                        st_global_u16(addr + u64::from(e) * 2, w as u16);
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -238,8 +378,10 @@ pub unsafe fn hopper_gemm<
 
     if tid == 0 {
         for s in 0..STAGES {
-            // the TMA thread's arrival (with the bytes), plus each transposer's
-            mbarrier::init(full(s), 1 + if staged { TRANSPOSERS } else { 0 });
+            // the TMA thread's arrival with the bytes (none when both operands are staged), plus
+            // each transposer's
+            let copies = if stage_a && stage_b { 0 } else { 1 };
+            mbarrier::init(full(s), copies + if staged { TRANSPOSERS } else { 0 });
             // every consumer thread arrives once per k-tile
             mbarrier::init(empty(s), 256);
         }
@@ -250,7 +392,7 @@ pub unsafe fn hopper_gemm<
     }
     sync_threads();
 
-    if wg == 0 {
+    if wg == 0 && !staged {
         wgmma::setmaxnreg_dec::<40>();
         if tid == 0 {
             tma::prefetch_map(map_a);
@@ -259,8 +401,6 @@ pub unsafe fn hopper_gemm<
             // next item's first stages load while the consumers store the previous item
             let mut it = 0u32;
             let mut w = bid;
-            // the stage's bytes this thread's copies deliver (staged operands arrive separately)
-            let bytes = STAGE_BYTES - slot_a - slot_b;
             while w < work {
                 let (tile, z) = item(w);
                 let (za, zb) = (batch_a(z), batch_b(z));
@@ -269,11 +409,9 @@ pub unsafe fn hopper_gemm<
                     let s = it % STAGES;
                     // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
                     mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
-                    mbarrier::arrive_expect_tx(full(s), bytes);
+                    mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
                     let k0 = kt * bk;
-                    if stage_a {
-                        // transposed into the stage by the transposers
-                    } else if TRANS_A {
+                    if TRANS_A {
                         // M-major A: boxes of 64 m × 64 k
                         for j in 0..BM / MN_BOX {
                             let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
@@ -282,9 +420,7 @@ pub unsafe fn hopper_gemm<
                     } else {
                         tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, full(s));
                     }
-                    if stage_b {
-                        // transposed into the stage by the transposers
-                    } else if TRANS_B {
+                    if TRANS_B {
                         tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, full(s));
                     } else {
                         // N-major B: boxes of 64 n × 64 k
@@ -298,45 +434,81 @@ pub unsafe fn hopper_gemm<
                 }
                 w += grid;
             }
-        } else if staged && tid >= 32 {
-            let t = tid - 32;
-            // Slot loads run STAGING k-tiles ahead of the transposes; `(lw, lkt)` is the next
-            // k-tile to load (thread t = 0 issues them).
-            let (mut lw, mut lkt) = (bid, 0u32);
-            let load = |j: u32, w: u32, kt: u32| {
-                let (tile, z) = item(w);
-                let (dst, k0, bar) = (stg(j), kt * bk, slot_full(j));
-                mbarrier::arrive_expect_tx(bar, slot_a + slot_b);
-                // the whole tile's rows × 32 k in one unswizzled box, k-row by k-row
-                if stage_a {
-                    tma::global_to_shared_3d(dst, map_a, tile.m0, k0, batch_a(z), bar);
-                }
-                if stage_b {
-                    tma::global_to_shared_3d(dst + slot_a, map_b, tile.n0, k0, batch_b(z), bar);
-                }
-            };
-            let next = |lw: &mut u32, lkt: &mut u32| {
-                *lkt += 1;
-                if *lkt == ktiles {
-                    *lkt = 0;
-                    *lw += grid;
-                }
-            };
-            if t == 0 {
-                let mut j = 0;
-                while j < STAGING && lw < work {
-                    load(j, lw, lkt);
-                    next(&mut lw, &mut lkt);
-                    j += 1;
-                }
+        }
+    } else if wg == 0 {
+        // the transposes keep 16 words in flight: more than the plain producer's 40 registers
+        wgmma::setmaxnreg_dec::<56>();
+        // Staged layouts: the whole warpgroup transposes; its first thread also issues the
+        // K-major operand's copies (when the stage is free) and the staging loads, which run
+        // STAGING k-tiles ahead of the transposes. `(lw, lkt)`: the next k-tile to stage.
+        let t = tid;
+        let leader = t == 0;
+        if leader {
+            tma::prefetch_map(map_a);
+            tma::prefetch_map(map_b);
+        }
+        let (mut lw, mut lkt) = (bid, 0u32);
+        let load = |j: u32, w: u32, kt: u32| {
+            let (tile, z) = item(w);
+            let (dst, k0, bar) = (stg(j), kt * bk, slot_full(j));
+            mbarrier::arrive_expect_tx(bar, slot_a + slot_b);
+            // the whole tile's rows × 32 k in one unswizzled box, k-row by k-row
+            if stage_a {
+                tma::global_to_shared_3d(dst, map_a, tile.m0, k0, batch_a(z), bar);
             }
-            // k-tiles of this CTA's work items (the host's grid has bid < work)
-            let total = ktiles * work.saturating_sub(bid).div_ceil(grid);
-            let mut it = 0u32;
-            while it < total {
+            if stage_b {
+                tma::global_to_shared_3d(dst + slot_a, map_b, tile.n0, k0, batch_b(z), bar);
+            }
+        };
+        let next = |lw: &mut u32, lkt: &mut u32| {
+            *lkt += 1;
+            if *lkt == ktiles {
+                *lkt = 0;
+                *lw += grid;
+            }
+        };
+        if leader {
+            let mut j = 0;
+            while j < STAGING && lw < work {
+                load(j, lw, lkt);
+                next(&mut lw, &mut lkt);
+                j += 1;
+            }
+        }
+        let mut it = 0u32;
+        let mut w = bid;
+        while w < work {
+            let mut kt = 0;
+            while kt < ktiles {
                 let (s, j) = (it % STAGES, it % STAGING);
-                mbarrier::wait_parity(slot_full(j), (it / STAGING) & 1);
+                // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
                 mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
+                if leader && !(stage_a && stage_b) {
+                    let (tile, z) = item(w);
+                    let k0 = kt * bk;
+                    mbarrier::arrive_expect_tx(full(s), STAGE_BYTES - slot_a - slot_b);
+                    if !stage_a {
+                        tma::global_to_shared_3d(
+                            a_tile(s),
+                            map_a,
+                            k0,
+                            tile.m0,
+                            batch_a(z),
+                            full(s),
+                        );
+                    }
+                    if !stage_b {
+                        tma::global_to_shared_3d(
+                            b_tile(s),
+                            map_b,
+                            k0,
+                            tile.n0,
+                            batch_b(z),
+                            full(s),
+                        );
+                    }
+                }
+                mbarrier::wait_parity(slot_full(j), (it / STAGING) & 1);
                 if stage_a {
                     transpose_tf32::<BM>(stg(j), a_tile(s), t);
                 }
@@ -348,15 +520,22 @@ pub unsafe fn hopper_gemm<
                 mbarrier::arrive(full(s));
                 // every transposer is done reading slot j: refill it
                 bar_sync_named::<1, TRANSPOSERS>();
-                if t == 0 && lw < work {
+                if leader && lw < work {
                     load(j, lw, lkt);
                     next(&mut lw, &mut lkt);
                 }
+                kt += 1;
                 it += 1;
             }
+            w += grid;
         }
     } else {
-        wgmma::setmaxnreg_inc::<232>();
+        // 128·40 + 256·232 or 128·56 + 256·224 registers: within the 64 Ki of the SM
+        if staged {
+            wgmma::setmaxnreg_inc::<224>();
+        } else {
+            wgmma::setmaxnreg_inc::<232>();
+        }
         let c = wg - 1;
         let mut d = [0.0f32; 128];
         let mut it = 0u32;
@@ -407,17 +586,17 @@ pub unsafe fn hopper_gemm<
             // (recomputed here, so it is not live across the k-loop)
             let (tile, z) = item(w);
             let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), if OUT_F32 { 4 } else { 2 });
-            let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
-                [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
-            })];
             let t = tid % 128;
-            epilogue::<T::Out, OUT_F32, 1, 32>(
-                p,
-                &acc,
-                gc,
-                tile.m0 + c * 64 + (t / 32) * 16 + (t % 32) / 4,
-                tile.n0 + 2 * (t % 4),
-            );
+            let row0 = tile.m0 + c * 64 + (t / 32) * 16 + (t % 32) / 4;
+            if OUT_F32 || p.flags & flags::BETA_ZERO != 0 {
+                epilogue_wide::<T::Out, OUT_F32>(p, &d, gc, row0, tile.n0, t % 4);
+            } else {
+                // a 16-bit C to read: the FP16 path's paired epilogue, which widens C exactly
+                let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
+                    [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
+                })];
+                epilogue::<T::Out, OUT_F32, 1, 32>(p, &acc, gc, row0, tile.n0 + 2 * (t % 4));
+            }
             w += grid;
         }
     }
