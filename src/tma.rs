@@ -40,8 +40,7 @@ pub(crate) struct OperandMap {
     /// `(rows, k, batch)` with boxes of 64 rows (128 bytes) × `box_k`.
     pub mn_major: bool,
     /// An MN-major TF32 operand the kernel transposes in shared memory
-    /// ([`tma_staged`](tcgemm_kernels::config::tma_staged)): one unswizzled box of the whole tile
-    /// (`box_rows` = the tile's rows) per k-tile.
+    /// ([`tma_staged`](tcgemm_kernels::config::tma_staged)): unswizzled boxes of 32 rows × 32 k.
     pub staged: bool,
 }
 
@@ -73,8 +72,11 @@ impl OperandMap {
                 row_bytes * u64::from(rows)
             },
             box_k: spec.block.k,
-            // an MN-major box is one 128-byte swizzle row wide, unless staged (unswizzled)
-            box_rows: if mn_major && !staged {
+            // an MN-major box is one 128-byte swizzle row wide; a staged one is 32 rows, a block
+            // the kernel transposes in place (unswizzled)
+            box_rows: if staged {
+                32
+            } else if mn_major {
                 128 / spec.input.bytes()
             } else {
                 box_rows
@@ -218,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn tf32_mn_major_operands_are_staged_as_whole_tiles() {
+    fn tf32_mn_major_operands_are_staged_as_32x32_blocks() {
         let p = GemmParams {
             lda: 104,
             ldb: 136,
@@ -244,8 +246,9 @@ mod tests {
             );
             for (m, rows) in [(a, spec.block.m), (b, spec.block.n)] {
                 assert_eq!(m.mn_major, m.staged, "{}", spec.name);
-                // staged: the whole tile's rows × 32 k; K-major: 32 k × the tile's rows
-                assert_eq!((m.box_rows, m.box_k), (rows, 32), "{}", spec.name);
+                // staged: 32×32 blocks; K-major: 32 k × the tile's rows
+                let want = if m.staged { 32 } else { rows };
+                assert_eq!((m.box_rows, m.box_k), (want, 32), "{}", spec.name);
             }
         }
     }

@@ -368,25 +368,17 @@ const fn mma16_64x64(
     }
 }
 
-/// Dynamic shared memory of the Hopper TMA kernels: 1024 bytes of alignment slack,
-/// `stages × (128 + 256) × 128` bytes of tiles, `staging_slots × slot_bytes` of staging for TF32
-/// operands stored MN-major (see [`tma_staged`]), then the 8-byte barriers (`full` and `empty` per
-/// stage, one per staging slot). Mirrors `gemm::hopper::smem_bytes`.
+/// Dynamic shared memory of the Hopper TMA kernels with `stages` stages: 1024 bytes of alignment
+/// slack, `stages × (128 + 256) × 128` bytes of tiles, three 8-byte barriers per stage (`full`,
+/// `empty`, and `loaded` for TF32 operands transposed in place, see [`tma_staged`]). Mirrors
+/// `gemm::hopper::smem_bytes`.
 ///
 /// ```
 /// use tcgemm_kernels::config::hopper_smem;
-/// assert_eq!(hopper_smem(4, 0, 0), 1024 + 4 * 48 * 1024 + 64);
+/// assert_eq!(hopper_smem(4), 1024 + 4 * 48 * 1024 + 96);
 /// ```
-pub const fn hopper_smem(stages: u32, staging_slots: u32, slot_bytes: u32) -> u32 {
-    1024 + stages * (128 + 256) * 128
-        + staging_slots * slot_bytes
-        + (2 * stages + staging_slots) * 8
-}
-
-/// Bytes of one staging slot of a Hopper TF32 kernel: a 32-deep k-tile of each MN-major operand
-/// (128 rows of A, 256 of B, 128 bytes each).
-pub const fn hopper_staging_slot_bytes(trans_a: bool, trans_b: bool) -> u32 {
-    ((if trans_a { 128 } else { 0 }) + (if trans_b { 0 } else { 256 })) * 128
+pub const fn hopper_smem(stages: u32) -> u32 {
+    1024 + stages * (128 + 256) * 128 + stages * 24
 }
 
 /// A Hopper (sm_90a) kernel: TMA + `mbarrier` + `wgmma`, warp-specialized (one producer and two
@@ -414,36 +406,25 @@ const fn hopper(
         stages: 4,
         threads: 384,
         min_blocks_per_sm: 1,
-        smem_bytes: hopper_smem(4, 0, 0),
+        smem_bytes: hopper_smem(4),
         role: Role::Gemm,
         rank: 30,
     }
 }
 
-/// A Hopper TF32 kernel: as [`hopper`] with 32-deep k-tiles, `stages` stages and, for a layout
-/// with an MN-major operand (which `wgmma .tf32` cannot read), `staging` slots into which TMA
-/// loads that operand unswizzled, for the producer warpgroup to transpose into the K-major stage.
-const fn hopper_tf32(
-    name: &'static str,
-    trans_a: bool,
-    trans_b: bool,
-    stages: u32,
-    staging: u32,
-) -> KernelSpec {
-    KernelSpec {
-        stages,
-        smem_bytes: hopper_smem(stages, staging, hopper_staging_slot_bytes(trans_a, trans_b)),
-        ..hopper(name, Elem::F32, Elem::F32, Math::MmaTf32, trans_a, trans_b)
-    }
+/// A Hopper TF32 kernel: as [`hopper`] with 32-deep k-tiles; an operand stored MN-major (which
+/// `wgmma .tf32` cannot read) is transposed in shared memory (see [`tma_staged`]).
+const fn hopper_tf32(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
+    hopper(name, Elem::F32, Elem::F32, Math::MmaTf32, trans_a, trans_b)
 }
 
-/// Whether operand A (`a`) or B of a TMA kernel is loaded into a staging slot and transposed in
-/// shared memory: a TF32 operand stored MN-major (A transposed, B not transposed). Its tensor map
-/// is unswizzled with one box of the whole tile (rows × 32 k) per k-tile.
+/// Whether operand A (`a`) or B of a TMA kernel is transposed in shared memory: a TF32 operand
+/// stored MN-major (A transposed, B not transposed). Its tensor map is unswizzled with boxes of
+/// 32 rows × 32 k, which the kernel's producer warpgroup transposes in place.
 ///
 /// ```
 /// use tcgemm_kernels::config::{find_kernel, tma_staged};
-/// let nn = find_kernel("tf32_nn_128x256x32_w64x256_s3_tma").unwrap();
+/// let nn = find_kernel("tf32_nn_128x256x32_w64x256_s4_tma").unwrap();
 /// assert!(!tma_staged(nn, true) && tma_staged(nn, false));
 /// ```
 pub const fn tma_staged(spec: &KernelSpec, a: bool) -> bool {
@@ -1014,10 +995,10 @@ pub const KERNELS: &[KernelSpec] = &[
         true,
         true,
     ),
-    hopper_tf32("tf32_nn_128x256x32_w64x256_s3_tma", false, false, 3, 2),
-    hopper_tf32("tf32_nt_128x256x32_w64x256_s4_tma", false, true, 4, 0),
-    hopper_tf32("tf32_tn_128x256x32_w64x256_s2_tma", true, false, 2, 2),
-    hopper_tf32("tf32_tt_128x256x32_w64x256_s4_tma", true, true, 4, 2),
+    hopper_tf32("tf32_nn_128x256x32_w64x256_s4_tma", false, false),
+    hopper_tf32("tf32_nt_128x256x32_w64x256_s4_tma", false, true),
+    hopper_tf32("tf32_tn_128x256x32_w64x256_s4_tma", true, false),
+    hopper_tf32("tf32_tt_128x256x32_w64x256_s4_tma", true, true),
     ceiling("ceiling_ffma_f32", Elem::F32, Math::Ffma),
     ceiling("ceiling_mma_m16n8k8_tf32", Elem::F32, Math::MmaTf32),
     ceiling("ceiling_mma_m16n8k16_f16", Elem::F16, Math::MmaF16F32),

@@ -230,46 +230,46 @@ mod sm90 {
     use crate::gemm::hopper::{hopper_gemm, Tf32};
     use crate::gemm::mma16::{Bf16, F16};
     entry_tma!(/// F16 inputs, F32 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, false, 4, 0>);
+        f16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, false, 4>);
     entry_tma!(/// F16 inputs, F32 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, true, 4, 0>);
+        f16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, false, true, 4>);
     entry_tma!(/// F16 inputs, F32 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f32_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, true, false, 4, 0>);
+        f16_f32_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, true, false, 4>);
     entry_tma!(/// F16 inputs, F32 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f32_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, true, true, 4, 0>);
+        f16_f32_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, true, true, true, 4>);
     entry_tma!(/// F16 inputs, F16 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f16_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, false, false, 4, 0>);
+        f16_f16_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, false, false, 4>);
     entry_tma!(/// F16 inputs, F16 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, false, true, 4, 0>);
+        f16_f16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, false, true, 4>);
     entry_tma!(/// F16 inputs, F16 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, true, false, 4, 0>);
+        f16_f16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, true, false, 4>);
     entry_tma!(/// F16 inputs, F16 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        f16_f16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, true, true, 4, 0>);
+        f16_f16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<F16, false, true, true, 4>);
     entry_tma!(/// BF16 inputs, F32 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, false, false, 4, 0>);
+        bf16_f32_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, false, false, 4>);
     entry_tma!(/// BF16 inputs, F32 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, false, true, 4, 0>);
+        bf16_f32_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, false, true, 4>);
     entry_tma!(/// BF16 inputs, F32 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_f32_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, true, false, 4, 0>);
+        bf16_f32_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, true, false, 4>);
     entry_tma!(/// BF16 inputs, F32 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_f32_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, true, true, 4, 0>);
+        bf16_f32_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, true, true, true, 4>);
     entry_tma!(/// BF16 inputs, BF16 output, layout nn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_bf16_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, false, false, 4, 0>);
+        bf16_bf16_nn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, false, false, 4>);
     entry_tma!(/// BF16 inputs, BF16 output, layout nt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_bf16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, false, true, 4, 0>);
+        bf16_bf16_nt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, false, true, 4>);
     entry_tma!(/// BF16 inputs, BF16 output, layout tn: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_bf16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, false, 4, 0>);
+        bf16_bf16_tn_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, false, 4>);
     entry_tma!(/// BF16 inputs, BF16 output, layout tt: TMA + wgmma, 128×256×64, 4 stages, warp-specialized.
-        bf16_bf16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, true, 4, 0>);
-    entry_tma!(/// TF32 (f32 inputs and output), layout nn: TMA + wgmma, 128×256×32, 3 stages, warp-specialized;
-        /// B's k-tiles staged (2 slots) and transposed in shared memory.
-        tf32_nn_128x256x32_w64x256_s3_tma => hopper_gemm::<Tf32, true, false, false, 3, 2>);
+        bf16_bf16_tt_128x256x64_w64x256_s4_tma => hopper_gemm::<Bf16, false, true, true, 4>);
+    entry_tma!(/// TF32 (f32 inputs and output), layout nn: TMA + wgmma, 128×256×32, 4 stages, warp-specialized;
+        /// B's k-tiles transposed in shared memory.
+        tf32_nn_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, false, false, 4>);
     entry_tma!(/// TF32 (f32 inputs and output), layout nt: TMA + wgmma, 128×256×32, 4 stages, warp-specialized.
-        tf32_nt_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, false, true, 4, 0>);
-    entry_tma!(/// TF32 (f32 inputs and output), layout tn: TMA + wgmma, 128×256×32, 2 stages, warp-specialized;
-        /// A's and B's k-tiles staged (2 slots) and transposed in shared memory.
-        tf32_tn_128x256x32_w64x256_s2_tma => hopper_gemm::<Tf32, true, true, false, 2, 2>);
+        tf32_nt_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, false, true, 4>);
+    entry_tma!(/// TF32 (f32 inputs and output), layout tn: TMA + wgmma, 128×256×32, 4 stages, warp-specialized;
+        /// A's and B's k-tiles transposed in shared memory.
+        tf32_tn_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, true, false, 4>);
     entry_tma!(/// TF32 (f32 inputs and output), layout tt: TMA + wgmma, 128×256×32, 4 stages, warp-specialized;
-        /// A's k-tiles staged (2 slots) and transposed in shared memory.
-        tf32_tt_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, true, true, 4, 2>);
+        /// A's k-tiles transposed in shared memory.
+        tf32_tt_128x256x32_w64x256_s4_tma => hopper_gemm::<Tf32, true, true, true, 4>);
 }

@@ -11,17 +11,6 @@ pub unsafe fn sync_threads() {
     asm!("bar.sync 0;", options(nostack));
 }
 
-/// `bar.sync ID, COUNT;` — named barrier `ID` among `COUNT` threads (whole warps), for a subset of
-/// the block (barrier 0 is [`sync_threads`]'s).
-///
-/// # Safety
-/// Exactly `COUNT` threads, in whole warps, must reach barrier `ID` each time it is used, and no
-/// other code may use barrier `ID` concurrently.
-#[inline(always)]
-pub unsafe fn bar_sync_named<const ID: u32, const COUNT: u32>() {
-    asm!("bar.sync {0}, {1};", const ID, const COUNT, options(nostack));
-}
-
 /// `shfl.sync.bfly.b32` over the full warp: the value `v` of lane `lane ^ MASK`.
 ///
 /// # Safety
@@ -32,4 +21,13 @@ pub unsafe fn shfl_xor<const MASK: u32>(v: u32) -> u32 {
     asm!("shfl.sync.bfly.b32 {0}, {1}, {2}, 31, -1;", out(reg32) r, in(reg32) v, const MASK,
         options(nomem, nostack));
     r
+}
+
+/// `bar.warp.sync -1;` — the warp's lanes wait for each other and their memory accesses are ordered.
+///
+/// # Safety
+/// Warp-convergent: all 32 lanes must reach it.
+#[inline(always)]
+pub unsafe fn sync_warp() {
+    asm!("bar.warp.sync -1;", options(nostack));
 }

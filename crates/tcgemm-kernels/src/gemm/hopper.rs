@@ -33,7 +33,7 @@ use crate::arch::global::{
 use crate::arch::index::grid_dim_x;
 use crate::arch::mbarrier;
 use crate::arch::smem::{base, ld_shared_u32, st_shared_v4_u32};
-use crate::arch::sync::{bar_sync_named, shfl_xor, sync_threads};
+use crate::arch::sync::{shfl_xor, sync_threads, sync_warp};
 use crate::arch::tma;
 use crate::arch::wgmma;
 use crate::params::{flags, GemmParams};
@@ -55,51 +55,6 @@ pub const MN_BOX_BYTES: u32 = MN_BOX * BK16 * 2;
 /// Threads: three warpgroups.
 pub const THREADS: u32 = 384;
 
-/// Threads that transpose staged TF32 operands: the whole producer warpgroup.
-pub const TRANSPOSERS: u32 = 128;
-
-/// Dynamic shared memory of a configuration with `stages` stages and `staging` staging slots of
-/// `slot_bytes`: 1024 bytes of alignment slack, the stages, the staging slots, and the 8-byte
-/// barriers (`full` and `empty` per stage, `staged` per slot).
-pub const fn smem_bytes(stages: u32, staging: u32, slot_bytes: u32) -> u32 {
-    1024 + stages * STAGE_BYTES + staging * slot_bytes + (2 * stages + staging) * 8
-}
-
-/// Transposes one staged k-tile of an MN-major TF32 operand (`ROWS` rows of 32 k, stored
-/// k-row by k-row: element `(r, k)` at `src + 4·(k·ROWS + r)`) into the K-major layout TMA's
-/// 128-byte swizzle gives (`dst + 128·r`, 16-byte chunk `k/4` at position `(k/4) ^ (r % 8)`).
-///
-/// A unit is one 16-byte chunk: four word loads (a warp reads 32 consecutive rows of one k, one
-/// conflict-free wavefront each) and one 16-byte store (eight consecutive rows land in eight
-/// different chunk positions: conflict-free). Thread `t` of the [`TRANSPOSERS`] does rows
-/// `t, t + 128, …` and every chunk, four units at a time, so 16 loads are in flight per thread
-/// (the `asm!` accesses are not reordered across each other).
-///
-/// # Safety
-/// `src`/`dst` are 1024-byte-aligned shared tiles of `ROWS × 128` bytes; the caller orders the
-/// accesses with the stage's barriers.
-#[inline(always)]
-unsafe fn transpose_tf32<const ROWS: u32>(src: u32, dst: u32, t: u32) {
-    const { assert!(ROWS.is_multiple_of(TRANSPOSERS)) };
-    let x = t & 7;
-    for h in 0..ROWS / TRANSPOSERS {
-        let r = t + h * TRANSPOSERS;
-        let (from, to) = (src + 4 * r, dst + 128 * r);
-        for c0 in (0..8u32).step_by(4) {
-            let mut v = [[0u32; 4]; 4];
-            for (dc, vc) in v.iter_mut().enumerate() {
-                let at = from + 16 * (c0 + dc as u32) * ROWS;
-                for (i, e) in vc.iter_mut().enumerate() {
-                    *e = ld_shared_u32(at + 4 * i as u32 * ROWS);
-                }
-            }
-            for (dc, vc) in v.iter().enumerate() {
-                st_shared_v4_u32(to + (((c0 + dc as u32) ^ x) << 4), *vc);
-            }
-        }
-    }
-}
-
 /// Repeats `$body` with `$j: u32` bound to each listed value (a loop LLVM does not fully unroll
 /// would index the accumulator array in local memory).
 macro_rules! unroll {
@@ -109,6 +64,39 @@ macro_rules! unroll {
             $body
         })*
     };
+}
+
+/// Rows (and k) of one in-place transpose block of a staged TF32 operand: 32 × 32 f32, 4 KiB.
+pub const TBLOCK: u32 = 32;
+/// Threads that transpose staged TF32 operands: warps 1–3 of the producer warpgroup (warp 0's
+/// first thread issues the copies).
+pub const TRANSPOSERS: u32 = 96;
+
+/// Dynamic shared memory of a configuration with `stages` stages: 1024 bytes of alignment slack,
+/// the stages, and three 8-byte barriers per stage (`full`, `empty`, `loaded`).
+pub const fn smem_bytes(stages: u32) -> u32 {
+    1024 + stages * STAGE_BYTES + stages * 24
+}
+
+/// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
+/// (an unswizzled box of 32 rows × 32 k: element `(r, k)` at `4·(32·k + r)`) into the K-major
+/// layout of TMA's 128-byte swizzle (row `r` at `128·r`, 16-byte chunk `k/4` at position
+/// `(k/4) ^ (r % 8)`). Both layouts fill the same 4 KiB. Lane `l` reads row `l` (32 word loads; a
+/// warp load is one 128-byte k-row: conflict-free), the warp synchronizes, and lane `l` writes row
+/// `l` as 8 16-byte chunks (eight consecutive rows land in eight chunk positions: conflict-free).
+///
+/// # Safety
+/// Warp-convergent; `blk` is a 1024-byte-aligned shared block the caller's barriers give to this
+/// warp alone.
+#[inline(always)]
+unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
+    let v: [u32; 32] = core::array::from_fn(|k| ld_shared_u32(blk + 128 * k as u32 + 4 * lane));
+    sync_warp();
+    let (row, x) = (blk + 128 * lane, lane & 7);
+    unroll!(c in [0, 1, 2, 3, 4, 5, 6, 7] {
+        let w = 4 * c as usize;
+        st_shared_v4_u32(row + ((c ^ x) << 4), [v[w], v[w + 1], v[w + 2], v[w + 3]]);
+    });
 }
 
 /// Stores a consumer's 64×256 accumulator tile `C = alpha·d (+ beta·C)` 16 bytes per store.
@@ -292,14 +280,14 @@ impl WgmmaInput for Tf32 {
 /// Computes the block's work items. `maps` is the generic address of the kernel's `TmaParams` (A's
 /// tensor map at +0, B's at +128).
 ///
-/// `STAGING` is the number of staging slots for TF32 operands stored MN-major (0 otherwise): TMA
-/// loads such an operand's k-tile unswizzled into a slot, warps 1–3 of the producer warpgroup
-/// transpose it into the stage's K-major swizzled tile (the layout TMA would have written), fence
-/// it for the async proxy and arrive on `full[s]`, and warp 1's first thread refills the slot.
+/// A TF32 operand stored MN-major (which `wgmma .tf32` cannot read) is *staged*: TMA writes it as
+/// unswizzled 32×32 blocks into the stage and completes on `loaded[s]`; warps 1–3 of the producer
+/// warpgroup transpose the blocks in place into the K-major swizzled layout (what TMA writes for a
+/// K-major operand), fence them for the async proxy and arrive on `full[s]`.
 ///
 /// # Safety
-/// Launched with [`THREADS`] threads, `smem_bytes(STAGES, STAGING, slot)` of dynamic shared memory,
-/// the host-derived persistent grid, validated parameters and tensor maps encoded for them (as
+/// Launched with [`THREADS`] threads, `smem_bytes(STAGES)` of dynamic shared memory, the
+/// host-derived persistent grid, validated parameters and tensor maps encoded for them (as
 /// `tcgemm`'s `tma` module does for this kernel's `config::KERNELS` record).
 #[inline(always)]
 pub unsafe fn hopper_gemm<
@@ -308,32 +296,20 @@ pub unsafe fn hopper_gemm<
     const TRANS_A: bool,
     const TRANS_B: bool,
     const STAGES: u32,
-    const STAGING: u32,
 >(
     p: &GemmParams,
     maps: u64,
     tid: u32,
     bid: u32,
 ) {
-    // operands that go through a staging slot: MN-major ones the wgmma form cannot read
+    const { assert!(smem_bytes(STAGES) == crate::config::hopper_smem(STAGES)) };
+    // staged operands: MN-major ones the wgmma form cannot read
     let stage_a = TRANS_A && !T::MN_MAJOR_OK;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
     // what the consumers' wgmma sees: MN-major only if loaded as such
     let mn_a = TRANS_A && !stage_a;
     let mn_b = !TRANS_B && !stage_b;
     let staged = stage_a || stage_b;
-    // bytes of A's and B's parts of a staging slot
-    let slot_a = if stage_a { BM * ROW_BYTES } else { 0 };
-    let slot_b = if stage_b { BN * ROW_BYTES } else { 0 };
-    const {
-        let slot = crate::config::hopper_staging_slot_bytes(TRANS_A, TRANS_B);
-        let slot = if T::MN_MAJOR_OK { 0 } else { slot };
-        assert!(
-            smem_bytes(STAGES, STAGING, slot) == crate::config::hopper_smem(STAGES, STAGING, slot)
-        );
-        // a staged layout needs two slots (one loading while one is transposed); others none
-        assert!((slot == 0) == (STAGING == 0) && STAGING != 1);
-    };
     // k ≥ 1: dispatch sends calls that do not read A and B (k = 0 or alpha = 0) to sm_80 kernels
     // k elements per k-tile: one 128-byte row
     let bk = ROW_BYTES / T::EB;
@@ -350,51 +326,37 @@ pub unsafe fn hopper_gemm<
             z,
         )
     };
-    let batch_a = |z: u32| {
-        if p.flags & flags::TMA_BATCH_A != 0 {
-            z
-        } else {
-            0
-        }
-    };
-    let batch_b = |z: u32| {
-        if p.flags & flags::TMA_BATCH_B != 0 {
-            z
-        } else {
-            0
-        }
-    };
     let smem = (base() + 1023) & !1023;
-    let stg = |j: u32| smem + STAGES * STAGE_BYTES + j * (slot_a + slot_b);
-    let bars = smem + STAGES * STAGE_BYTES + STAGING * (slot_a + slot_b);
+    let bars = smem + STAGES * STAGE_BYTES;
     let full = |s: u32| bars + 8 * s;
     let empty = |s: u32| bars + 8 * (STAGES + s);
-    let slot_full = |j: u32| bars + 8 * (2 * STAGES + j);
+    let loaded = |s: u32| bars + 8 * (2 * STAGES + s);
     let a_tile = |s: u32| smem + s * STAGE_BYTES;
     let b_tile = |s: u32| smem + s * STAGE_BYTES + BM * ROW_BYTES;
     let ktiles = p.k.div_ceil(bk);
     let wg = tid / 128;
-    let (map_a, map_b) = (maps, maps + 128);
 
     if tid == 0 {
         for s in 0..STAGES {
-            // the TMA thread's arrival with the bytes (none when both operands are staged), plus
-            // each transposer's
-            let copies = if stage_a && stage_b { 0 } else { 1 };
-            mbarrier::init(full(s), copies + if staged { TRANSPOSERS } else { 0 });
+            // staged: the copies complete `loaded`, the transposers arrive on `full`
+            mbarrier::init(full(s), if staged { TRANSPOSERS } else { 1 });
+            mbarrier::init(loaded(s), 1);
             // every consumer thread arrives once per k-tile
             mbarrier::init(empty(s), 256);
-        }
-        for j in 0..STAGING {
-            mbarrier::init(slot_full(j), 1);
         }
         mbarrier::fence_init();
     }
     sync_threads();
 
-    if wg == 0 && !staged {
-        wgmma::setmaxnreg_dec::<40>();
+    if wg == 0 {
+        // the transposers hold a 32-word block row: more than the plain producer's 40 registers
+        if staged {
+            wgmma::setmaxnreg_dec::<56>();
+        } else {
+            wgmma::setmaxnreg_dec::<40>();
+        }
         if tid == 0 {
+            let (map_a, map_b) = (maps, maps + 128);
             tma::prefetch_map(map_a);
             tma::prefetch_map(map_b);
             // k-tiles issued so far: the ring's stage and phase run on across work items, so the
@@ -403,30 +365,54 @@ pub unsafe fn hopper_gemm<
             let mut w = bid;
             while w < work {
                 let (tile, z) = item(w);
-                let (za, zb) = (batch_a(z), batch_b(z));
+                let za = if p.flags & flags::TMA_BATCH_A != 0 {
+                    z
+                } else {
+                    0
+                };
+                let zb = if p.flags & flags::TMA_BATCH_B != 0 {
+                    z
+                } else {
+                    0
+                };
                 let mut kt = 0;
                 while kt < ktiles {
                     let s = it % STAGES;
                     // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
                     mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
-                    mbarrier::arrive_expect_tx(full(s), STAGE_BYTES);
+                    let bar = if staged { loaded(s) } else { full(s) };
+                    mbarrier::arrive_expect_tx(bar, STAGE_BYTES);
                     let k0 = kt * bk;
-                    if TRANS_A {
+                    if stage_a {
+                        // M-major TF32 A: 32×32 blocks, transposed in place by the transposers
+                        for j in 0..BM / TBLOCK {
+                            let (dst, m) =
+                                (a_tile(s) + j * TBLOCK * ROW_BYTES, tile.m0 + j * TBLOCK);
+                            tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
+                        }
+                    } else if TRANS_A {
                         // M-major A: boxes of 64 m × 64 k
                         for j in 0..BM / MN_BOX {
                             let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
-                            tma::global_to_shared_3d(dst, map_a, m, k0, za, full(s));
+                            tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
                         }
                     } else {
-                        tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, full(s));
+                        tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, bar);
                     }
-                    if TRANS_B {
-                        tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, full(s));
+                    if stage_b {
+                        // N-major TF32 B: 32×32 blocks, transposed in place by the transposers
+                        for j in 0..BN / TBLOCK {
+                            let (dst, n) =
+                                (b_tile(s) + j * TBLOCK * ROW_BYTES, tile.n0 + j * TBLOCK);
+                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                        }
+                    } else if TRANS_B {
+                        tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, bar);
                     } else {
                         // N-major B: boxes of 64 n × 64 k
                         for j in 0..BN / MN_BOX {
                             let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
-                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, full(s));
+                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
                         }
                     }
                     kt += 1;
@@ -434,100 +420,32 @@ pub unsafe fn hopper_gemm<
                 }
                 w += grid;
             }
-        }
-    } else if wg == 0 {
-        // the transposes keep 16 words in flight: more than the plain producer's 40 registers
-        wgmma::setmaxnreg_dec::<56>();
-        // Staged layouts: the whole warpgroup transposes; its first thread also issues the
-        // K-major operand's copies (when the stage is free) and the staging loads, which run
-        // STAGING k-tiles ahead of the transposes. `(lw, lkt)`: the next k-tile to stage.
-        let t = tid;
-        let leader = t == 0;
-        if leader {
-            tma::prefetch_map(map_a);
-            tma::prefetch_map(map_b);
-        }
-        let (mut lw, mut lkt) = (bid, 0u32);
-        let load = |j: u32, w: u32, kt: u32| {
-            let (tile, z) = item(w);
-            let (dst, k0, bar) = (stg(j), kt * bk, slot_full(j));
-            mbarrier::arrive_expect_tx(bar, slot_a + slot_b);
-            // the whole tile's rows × 32 k in one unswizzled box, k-row by k-row
-            if stage_a {
-                tma::global_to_shared_3d(dst, map_a, tile.m0, k0, batch_a(z), bar);
-            }
-            if stage_b {
-                tma::global_to_shared_3d(dst + slot_a, map_b, tile.n0, k0, batch_b(z), bar);
-            }
-        };
-        let next = |lw: &mut u32, lkt: &mut u32| {
-            *lkt += 1;
-            if *lkt == ktiles {
-                *lkt = 0;
-                *lw += grid;
-            }
-        };
-        if leader {
-            let mut j = 0;
-            while j < STAGING && lw < work {
-                load(j, lw, lkt);
-                next(&mut lw, &mut lkt);
-                j += 1;
-            }
-        }
-        let mut it = 0u32;
-        let mut w = bid;
-        while w < work {
-            let mut kt = 0;
-            while kt < ktiles {
-                let (s, j) = (it % STAGES, it % STAGING);
-                // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
-                mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
-                if leader && !(stage_a && stage_b) {
-                    let (tile, z) = item(w);
-                    let k0 = kt * bk;
-                    mbarrier::arrive_expect_tx(full(s), STAGE_BYTES - slot_a - slot_b);
-                    if !stage_a {
-                        tma::global_to_shared_3d(
-                            a_tile(s),
-                            map_a,
-                            k0,
-                            tile.m0,
-                            batch_a(z),
-                            full(s),
-                        );
-                    }
-                    if !stage_b {
-                        tma::global_to_shared_3d(
-                            b_tile(s),
-                            map_b,
-                            k0,
-                            tile.n0,
-                            batch_b(z),
-                            full(s),
-                        );
-                    }
+        } else if staged && tid >= 32 {
+            // transposer warp x = 0..3 takes the staged blocks x, x + 3, … of each stage (A's
+            // blocks first, then B's)
+            let (x, lane) = (tid / 32 - 1, tid % 32);
+            let blocks_a = if stage_a { BM / TBLOCK } else { 0 };
+            let blocks = blocks_a + if stage_b { BN / TBLOCK } else { 0 };
+            let total = ktiles * work.saturating_sub(bid).div_ceil(grid);
+            let mut it = 0u32;
+            while it < total {
+                let s = it % STAGES;
+                mbarrier::wait_parity(loaded(s), (it / STAGES) & 1);
+                let mut b = x;
+                while b < blocks {
+                    let blk = if b < blocks_a {
+                        a_tile(s) + b * TBLOCK * ROW_BYTES
+                    } else {
+                        b_tile(s) + (b - blocks_a) * TBLOCK * ROW_BYTES
+                    };
+                    transpose_block_tf32(blk, lane);
+                    b += TRANSPOSERS / 32;
                 }
-                mbarrier::wait_parity(slot_full(j), (it / STAGING) & 1);
-                if stage_a {
-                    transpose_tf32::<BM>(stg(j), a_tile(s), t);
-                }
-                if stage_b {
-                    transpose_tf32::<BN>(stg(j) + slot_a, b_tile(s), t);
-                }
-                // the stage's generic-proxy writes before the consumers' wgmma (async proxy)
+                // this thread's generic-proxy writes before the consumers' wgmma (async proxy)
                 tma::fence_proxy_async_shared();
                 mbarrier::arrive(full(s));
-                // every transposer is done reading slot j: refill it
-                bar_sync_named::<1, TRANSPOSERS>();
-                if leader && lw < work {
-                    load(j, lw, lkt);
-                    next(&mut lw, &mut lkt);
-                }
-                kt += 1;
                 it += 1;
             }
-            w += grid;
         }
     } else {
         // 128·40 + 256·232 or 128·56 + 256·224 registers: within the 64 Ki of the SM
