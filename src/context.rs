@@ -7,7 +7,10 @@ use crate::gemm::Gemm;
 use crate::launch;
 use crate::ptx;
 use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUresult};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    DeviceSlice, ValidAsZeroBits,
+};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -745,6 +748,34 @@ impl Context {
             let spec = self.select(&q, g, Some(ptrs))?;
             self.run(spec, g, ptrs)
         })
+    }
+
+    /// Allocates `len` zeroed elements on this context's device, ordered on [`Context::stream`]
+    /// (cudarc's stream-ordered allocation: the buffer is freed in stream order when dropped, after
+    /// every kernel enqueued on it).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the device cannot hold the buffer (the context stays usable);
+    /// [`Error::InvalidArgument`] when `len` elements overflow the address space;
+    /// [`Error::Driver`] for other driver failures.
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// let c = ctx.alloc_zeros::<f32>(1 << 20)?;
+    /// assert!(matches!(ctx.alloc_zeros::<f32>(1 << 50), Err(tcgemm::Error::OutOfMemory(_))));
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        if len.checked_mul(core::mem::size_of::<T>()).is_none() {
+            return Err(invalid(
+                "len",
+                format!(
+                    "{len} elements of {} bytes overflow usize",
+                    core::mem::size_of::<T>()
+                ),
+            ));
+        }
+        Ok(self.stream.alloc_zeros::<T>(len)?)
     }
 
     /// Converts `src` element-wise into `dst` on the GPU, asynchronously on the context's stream:

@@ -1,5 +1,6 @@
 //! The one error type of tcgemm.
 
+use cudarc::driver::sys::CUresult;
 use cudarc::driver::DriverError;
 
 /// Everything that can go wrong in tcgemm.
@@ -54,7 +55,28 @@ pub enum Error {
     /// assert!(!takes_result(Ok(())));
     /// ```
     #[error("CUDA driver error: {0}")]
-    Driver(#[from] DriverError),
+    Driver(DriverError),
+    /// The device ran out of memory (`CUDA_ERROR_OUT_OF_MEMORY` from any driver call, e.g. an
+    /// allocation through [`Context::alloc_zeros`](crate::Context::alloc_zeros)). The context stays
+    /// usable: free memory and retry.
+    ///
+    /// ```
+    /// let e = tcgemm::Error::OutOfMemory("allocating 1 TiB".into());
+    /// assert!(e.to_string().starts_with("device out of memory"));
+    /// ```
+    #[error("device out of memory: {0}")]
+    OutOfMemory(String),
+}
+
+impl From<DriverError> for Error {
+    /// A driver error, with `CUDA_ERROR_OUT_OF_MEMORY` mapped to [`Error::OutOfMemory`].
+    fn from(e: DriverError) -> Self {
+        if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            Error::OutOfMemory(format!("{e}"))
+        } else {
+            Error::Driver(e)
+        }
+    }
 }
 
 /// `Result` with [`Error`].
@@ -88,6 +110,14 @@ mod tests {
         );
         assert_eq!(Error::Unsupported("x".into()).to_string(), "unsupported: x");
         assert!(Error::NoDevice("none".into()).to_string().contains("none"));
+    }
+
+    #[test]
+    fn driver_out_of_memory_is_its_own_variant() {
+        let oom = Error::from(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        assert!(matches!(oom, Error::OutOfMemory(_)), "{oom:?}");
+        let other = Error::from(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE));
+        assert!(matches!(other, Error::Driver(_)), "{other:?}");
     }
 
     #[test]

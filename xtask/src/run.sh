@@ -10,6 +10,9 @@
 #   example  [ARGS...]       every example binary (gemm_demo) with ARGS
 #   bench    [ARGS...]       every bench binary with --bench ARGS (ARGS: a criterion filter, ...)
 #   ptxas                    CUDA's ptxas -v on the bundled PTX modules (ptx/*.ptx.gz: sm_80, sm_90a)
+  reliability              every test binary, then memcheck, racecheck, synccheck and initcheck over
+                           every GEMM kernel of every module (every_kernel: a tail and a full-tile
+                           shape each) and the conversion kernels; any sanitizer report fails the run
 #   all      [ARGS...]       tests with ARGS, then ptxas, examples and benches
 #   list                     the binaries in this bundle
 # Each run is logged to $OUT/<mode>-<binary>.log when OUT is set, else to logs/ beside this script.
@@ -141,6 +144,11 @@ case "$mode" in
   example | examples) run_examples "$@" ;;
   bench | benches) run_benches "$@" ;;
   ptxas) run_ptxas ;;
+  reliability)
+    run_tests
+    run_sanitize all every_kernel_tail_and_full_shape
+    run_sanitize all f32_to_16_and_back_bitwise
+    ;;
   all)
     run_tests "$@"
     run_ptxas
@@ -152,7 +160,7 @@ case "$mode" in
     exit 0
     ;;
   -h | --help | help)
-    sed -n '2,20p' "$0"
+    sed -n '2,23p' "$0"
     exit 0
     ;;
   *)
