@@ -10,9 +10,9 @@
 #   example  [ARGS...]       every example binary (gemm_demo) with ARGS
 #   bench    [ARGS...]       every bench binary with --bench ARGS (ARGS: a criterion filter, ...)
 #   ptxas                    CUDA's ptxas -v on the bundled PTX modules (ptx/*.ptx.gz: sm_80, sm_90a)
-  reliability              every test binary, then memcheck, racecheck, synccheck and initcheck over
-                           every GEMM kernel of every module (every_kernel: a tail and a full-tile
-                           shape each) and the conversion kernels; any sanitizer report fails the run
+#   reliability              every test binary, then memcheck, racecheck, synccheck and initcheck over
+#                            every GEMM kernel of every module (every_kernel: a tail and a full-tile
+#                            shape each) and the conversion kernels; any sanitizer report fails the run
 #   all      [ARGS...]       tests with ARGS, then ptxas, examples and benches
 #   list                     the binaries in this bundle
 # Each run is logged to $OUT/<mode>-<binary>.log when OUT is set, else to logs/ beside this script.
