@@ -95,3 +95,27 @@ fn every_kernel_tail_and_full_shape() {
         }
     }
 }
+
+/// The instruction-ceiling microkernels (benchmarks, never dispatched) run and write their one
+/// f32 per thread, so the sanitizer sweep over this binary covers them too.
+#[test]
+fn every_ceiling_kernel_runs() {
+    let Some(ctx) = gpu() else { return };
+    let threads = 256 * ctx.capabilities().sm_count as usize;
+    for math in [Math::Ffma, Math::MmaTf32, Math::MmaF16F32, Math::MmaBf16F32] {
+        let mut out = ctx
+            .stream()
+            .clone_htod(&vec![f32::NAN; threads])
+            .expect("upload");
+        let flops = ctx
+            .instruction_ceiling(math, 1, 4, &mut out)
+            .unwrap_or_else(|e| panic!("ceiling {math:?}: {e}"));
+        assert!(flops > 0, "ceiling {math:?} reports no work");
+        let host = ctx.stream().clone_dtoh(&out).expect("download");
+        let unwritten = host.iter().filter(|x| x.is_nan()).count();
+        assert_eq!(
+            unwritten, 0,
+            "ceiling {math:?}: {unwritten} of {threads} outputs not written"
+        );
+    }
+}

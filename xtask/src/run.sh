@@ -12,7 +12,8 @@
 #   ptxas                    CUDA's ptxas -v on the bundled PTX modules (ptx/*.ptx.gz: sm_80, sm_90a)
 #   reliability              every test binary, then memcheck, racecheck, synccheck and initcheck over
 #                            every GEMM kernel of every module (every_kernel: a tail and a full-tile
-#                            shape each) and the conversion kernels; any sanitizer report fails the run
+#                            shape each), the instruction-ceiling and the conversion kernels; any
+#                            sanitizer report fails the run
 #   all      [ARGS...]       tests with ARGS, then ptxas, examples and benches
 #   list                     the binaries in this bundle
 # Each run is logged to $OUT/<mode>-<binary>.log when OUT is set, else to logs/ beside this script.
@@ -147,6 +148,7 @@ case "$mode" in
   reliability)
     run_tests
     run_sanitize all every_kernel_tail_and_full_shape
+    run_sanitize all every_ceiling_kernel_runs
     run_sanitize all f32_to_16_and_back_bitwise
     ;;
   all)
@@ -160,7 +162,7 @@ case "$mode" in
     exit 0
     ;;
   -h | --help | help)
-    sed -n '2,23p' "$0"
+    sed -n '2,24p' "$0"
     exit 0
     ;;
   *)
