@@ -979,6 +979,18 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
     /// Random A and B (uniform in `[-1, 1]`, never zero); C poisoned when `beta == 0`, random
     /// otherwise; everything outside the windows set to the sentinel. Computes the reference.
     pub fn new(label: impl Into<String>, p: Problem, rng: &mut Rng) -> Self {
+        Self::with_reference_limit(label, p, rng, FULL_REFERENCE_MAX_MACS)
+    }
+
+    /// [`Case::new`] with the full reference computed up to `full_max_macs` multiply-adds (and
+    /// sampled, [`SAMPLES`] entries, above that) instead of [`FULL_REFERENCE_MAX_MACS`]: for suites
+    /// of many cases (tests/property.rs) whose run time the CPU reference would dominate.
+    pub fn with_reference_limit(
+        label: impl Into<String>,
+        p: Problem,
+        rng: &mut Rng,
+        full_max_macs: u128,
+    ) -> Self {
         let (la, lb, lc) = (p.layout_a(), p.layout_b(), p.layout_c());
         // View lengths: the tight span, or more when the library asks for more.
         let (mut len_a, mut len_b, mut len_c) = (la.span(), lb.span(), lc.span());
@@ -1010,7 +1022,7 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
             },
             lens: (len_a, len_b, len_c),
         };
-        case.reference = case.compute_reference(rng);
+        case.reference = case.compute_reference(rng, full_max_macs);
         case
     }
 
@@ -1025,7 +1037,7 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
         self.b.fill(I::SENTINEL);
     }
 
-    fn compute_reference(&self, rng: &mut Rng) -> Reference {
+    fn compute_reference(&self, rng: &mut Rng, full_max_macs: u128) -> Reference {
         let ops = Operands::<I, O> {
             p: &self.p,
             a: &self.a,
@@ -1038,7 +1050,7 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
         let p = &self.p;
         let empty = p.batch == 0 || p.m == 0 || p.n == 0;
         let big_b = p.batch as u128 * p.k as u128 * p.n as u128 > 1 << 27;
-        if !empty && (p.macs() > FULL_REFERENCE_MAX_MACS || big_b) {
+        if !empty && (p.macs() > full_max_macs || big_b) {
             ops.sampled(rng)
         } else {
             ops.full()
