@@ -784,8 +784,8 @@ impl Context {
     /// Converts `src.len()` elements; `dst` may be longer.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `dst` is shorter than `src`; [`Error::Unsupported`] for other
-    /// type pairs.
+    /// [`Error::InvalidArgument`] when `dst` is shorter than `src` or a buffer is on another device;
+    /// [`Error::Unsupported`] for other type pairs.
     ///
     /// ```no_run
     /// use tcgemm::Context;
@@ -820,6 +820,8 @@ impl Context {
                 format!("holds {} elements but src has {n}", dst.len()),
             ));
         }
+        self.check_buffer("src", src)?;
+        self.check_buffer("dst", dst)?;
         if n == 0 {
             return Ok(());
         }
@@ -862,8 +864,9 @@ impl Context {
     /// `256 · blocks_per_sm · sm_count` elements.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a short `out` or zero sizes; [`Error::Unsupported`] when no
-    /// ceiling kernel exists for `math` (f16 accumulation) or it is not loaded.
+    /// [`Error::InvalidArgument`] for a short `out`, a buffer on another device, zero sizes, or a
+    /// FLOP count beyond `u64`; [`Error::Unsupported`] when no ceiling kernel exists for `math` (f16 accumulation) or it is
+    /// not loaded.
     ///
     /// ```no_run
     /// use tcgemm::{Context, Math};
@@ -896,7 +899,22 @@ impl Context {
             .checked_mul(self.caps.sm_count)
             .filter(|&b| b <= i32::MAX as u32)
             .ok_or_else(|| invalid("blocks_per_sm", "too many blocks"))?;
+        // The FLOP count this returns, checked before anything launches: a large
+        // `blocks_per_sm · trips` overflows u64 (a panic where overflow checks are on).
+        let flops = u64::from(blocks)
+            .checked_mul(u64::from(trips))
+            .and_then(|t| t.checked_mul(ceiling_flops_per_trip(math, spec.threads)))
+            .ok_or_else(|| {
+                invalid(
+                    "trips",
+                    format!(
+                        "{blocks} blocks × {trips} trips of {math:?} count more than u64::MAX FLOPs; \
+                         pass fewer trips or blocks_per_sm"
+                    ),
+                )
+            })?;
         let threads = (blocks as usize) * spec.threads as usize;
+        self.check_buffer("out", out)?;
         if out.len() < threads {
             return Err(invalid(
                 "out",
@@ -924,7 +942,7 @@ impl Context {
         // SAFETY: ceiling kernels take one `GemmParams`; they write only `c[global thread]`, and
         // `out` was checked to hold one f32 per launched thread; its guard lives across the launch.
         unsafe { launch::launch(&self.stream, func, &plan, p) }?;
-        Ok(blocks as u64 * trips as u64 * ceiling_flops_per_trip(math, spec.threads))
+        Ok(flops)
     }
 
     /// [`Context::gemm`] with the kernel named `kernel` instead of the one dispatch picks (tests
@@ -1179,5 +1197,27 @@ mod tests {
             Plan::for_kernel(empty, &Gemm::new(4, 4, 4), 132),
             Err(Error::Unsupported(_))
         ));
+    }
+
+    #[test]
+    fn plan_rejects_batches_beyond_the_grid() {
+        // docs/errors.md: a batch the sm_80 grid (y·z ≤ 65535²) cannot cover; validate accepts it
+        // (≤ u32::MAX), so the plan is where it is refused.
+        let k = leak(spec());
+        assert!(!uses_tma_params(k));
+        let most = 65535usize * 65535;
+        let g = Gemm::new(1, 1, 1).batch(most + 1);
+        g.validate(most + 1, most + 1, most + 1).unwrap();
+        assert_eq!(
+            Plan::for_kernel(k, &g.batch(most), 132).unwrap().grid,
+            (1, 65535, 65535)
+        );
+        match Plan::for_kernel(k, &g, 132) {
+            Err(Error::InvalidArgument { what, why }) => {
+                assert_eq!(what, "batch", "{why}");
+                assert!(why.contains("split the call"), "{why}");
+            }
+            other => panic!("expected InvalidArgument {{ what: \"batch\" }}, got {other:?}"),
+        }
     }
 }

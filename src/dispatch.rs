@@ -128,7 +128,13 @@ pub(crate) fn kernel_accepts(spec: &KernelSpec, g: &Gemm, ptrs: Option<Ptrs>) ->
         .div_ceil(bm)
         .saturating_mul((g.n as u64).div_ceil(bn))
         .saturating_mul(g.batch as u64);
-    bases && lds && strides && g.reads_ab() && work <= u64::from(u32::MAX)
+    // a tensor map's strides must be below 2⁴⁰ bytes (a one-row operand can have any ld)
+    let below_2_40 = |elems: usize, eb: u32| (elems as u128) * u128::from(eb) < 1 << 40;
+    let tma_strides = below_2_40(g.lda_or_packed(), ei)
+        && below_2_40(g.ldb_or_packed(), ei)
+        && (g.batch <= 1
+            || (below_2_40(g.stride_a_or_packed(), ei) && below_2_40(g.stride_b_or_packed(), ei)));
+    bases && lds && strides && tma_strides && g.reads_ab() && work <= u64::from(u32::MAX)
 }
 
 /// The kernel for `q` among `specs`: the `usable` candidate of highest `rank`; on equal rank the
@@ -229,7 +235,7 @@ pub(crate) fn no_kernel_error(
     if reasons.is_empty() {
         let others: Vec<&str> = specs
             .iter()
-            .filter(|s| q.matches_layout(s))
+            .filter(|s| s.role == Role::Gemm && q.matches_layout(s))
             .map(|s| s.name)
             .collect();
         if others.is_empty() {
@@ -249,12 +255,16 @@ pub(crate) fn no_kernel_error(
 /// Checks that the kernel forced by name fits the call's element types and transposes.
 pub(crate) fn check_forced(spec: &KernelSpec, input: Elem, output: Elem, g: &Gemm) -> Result<()> {
     if spec.role != Role::Gemm {
+        let (what, see) = match spec.role {
+            Role::Convert => ("an element-wise conversion", "Context::convert"),
+            _ => (
+                "an instruction-ceiling microbenchmark",
+                "Context::instruction_ceiling",
+            ),
+        };
         return Err(invalid(
             "kernel",
-            format!(
-                "`{}` is an instruction-ceiling microbenchmark, not a GEMM kernel; see Context::instruction_ceiling",
-                spec.name
-            ),
+            format!("`{}` is {what}, not a GEMM kernel; see {see}", spec.name),
         ));
     }
     if spec.input != input || spec.output != output {
@@ -508,6 +518,15 @@ mod tests {
         ));
         // Huge values do not overflow.
         assert!(!kernel_accepts(&sm90, &g.lda(usize::MAX), None));
+        // A tensor map's strides stay below 2^40 bytes: 2^39 halves is 2^40 bytes.
+        let one_row = Gemm::new(1, 64, 64);
+        assert!(kernel_accepts(&sm90, &one_row.lda((1 << 39) - 8), None));
+        assert!(!kernel_accepts(&sm90, &one_row.lda(1 << 39), None));
+        assert!(!kernel_accepts(
+            &sm90,
+            &one_row.trans_b(true).ldb(1 << 39),
+            None
+        ));
         // The persistent TMA kernels need a call that reads A and B, and < 2^32 work items;
         // the sm_80 kernels take everything.
         assert!(!kernel_accepts(&sm90, &Gemm::new(64, 64, 0), None));
@@ -571,5 +590,109 @@ mod tests {
         assert!(e.to_string().contains("trans_a=true"), "{e}");
         // f16 accumulation is reachable only by name.
         check_forced(&t[6], Elem::F16, Elem::F16, &g).unwrap();
+    }
+
+    // docs/errors.md rows checked in this module.
+
+    #[test]
+    fn f16_accumulation_with_other_inputs_is_an_invalid_precision() {
+        for e in [Elem::F32, Elem::Bf16] {
+            for tf32 in [false, true] {
+                let err = maths_for(e, Precision::F16Accumulate, tf32).unwrap_err();
+                assert!(
+                    matches!(
+                        err,
+                        Error::InvalidArgument {
+                            what: "precision",
+                            ..
+                        }
+                    ),
+                    "{err}"
+                );
+                assert!(err.to_string().contains("F16Accumulate"), "{err}");
+            }
+        }
+        // Query::new (the first step of Context::plan and Context::gemm) reports it, for either
+        // precision an input type does not have.
+        for (p, input) in [
+            (Precision::F16Accumulate, Elem::F32),
+            (Precision::Tf32, Elem::F16),
+            (Precision::Tf32, Elem::Bf16),
+        ] {
+            let g = Gemm::new(8, 8, 8).precision(p);
+            let err = Query::new(&g, input, Elem::F32, true).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::InvalidArgument {
+                        what: "precision",
+                        ..
+                    }
+                ),
+                "{p:?} with {input:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn forced_kernel_of_another_role_types_or_layout_is_an_invalid_kernel() {
+        let t = table();
+        let g = Gemm::new(8, 8, 8);
+        let kernel_err = |r: Result<()>, needle: &str| match r {
+            Err(Error::InvalidArgument { what, why }) => {
+                assert_eq!(what, "kernel", "{why}");
+                assert!(why.contains(needle), "expected '{needle}' in: {why}");
+            }
+            other => panic!("expected InvalidArgument {{ what: \"kernel\" }}, got {other:?}"),
+        };
+        // not a GEMM kernel: a ceiling microbenchmark or a conversion
+        for role in [Role::Ceiling, Role::Convert] {
+            let s = KernelSpec { role, ..t[0] };
+            kernel_err(
+                check_forced(&s, Elem::F32, Elem::F32, &g),
+                "not a GEMM kernel",
+            );
+        }
+        // element types: input or output differ
+        kernel_err(
+            check_forced(&t[0], Elem::Bf16, Elem::F32, &g),
+            "matching element types",
+        );
+        kernel_err(
+            check_forced(&t[0], Elem::F32, Elem::F16, &g),
+            "matching element types",
+        );
+        // transposes
+        kernel_err(
+            check_forced(&t[0], Elem::F32, Elem::F32, &g.trans_a(true)),
+            "for this layout",
+        );
+        kernel_err(
+            check_forced(&t[0], Elem::F32, Elem::F32, &g.trans_b(true)),
+            "for this layout",
+        );
+    }
+
+    #[test]
+    fn no_kernel_for_the_query_is_unsupported() {
+        let t = table();
+        let g = Gemm::new(8, 8, 8);
+        // element types without a kernel; another math only; candidates that cannot run
+        let cases = [
+            (query(&g, Elem::Bf16, Elem::Bf16, false), t.clone()),
+            (
+                query(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, false),
+                t.iter().copied().filter(|s| s.math == Math::Ffma).collect(),
+            ),
+            (query(&g, Elem::F32, Elem::F32, false), t.clone()),
+        ];
+        for (q, specs) in cases {
+            let e = no_kernel_error(&specs, &q, |s| format!("{} not loaded", s.name));
+            assert!(matches!(e, Error::Unsupported(_)), "{e:?}");
+            assert!(
+                e.to_string().starts_with("unsupported: no kernel for"),
+                "{e}"
+            );
+        }
     }
 }

@@ -72,7 +72,8 @@ impl From<DriverError> for Error {
     /// A driver error, with `CUDA_ERROR_OUT_OF_MEMORY` mapped to [`Error::OutOfMemory`].
     fn from(e: DriverError) -> Self {
         if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
-            Error::OutOfMemory(format!("{e}"))
+            // (the code's name: Display would ask the driver, which may not be loaded)
+            Error::OutOfMemory(format!("{:?}", e.0))
         } else {
             Error::Driver(e)
         }

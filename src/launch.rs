@@ -262,4 +262,32 @@ mod tests {
             assert!(e.is_err());
         }
     }
+
+    #[test]
+    fn params_name_the_size_that_does_not_fit_32_bits() {
+        // docs/errors.md: unreachable after Gemm::validate (m, n, k ≤ i32::MAX, batch ≤ u32::MAX),
+        // but params itself refuses rather than truncate.
+        if usize::BITS <= 32 {
+            return;
+        }
+        let big = u32::MAX as usize + 1;
+        for (g, want) in [
+            (Gemm::new(1, 1, 1).batch(big), "batch"),
+            (Gemm::new(big, 1, 1), "m"),
+            (Gemm::new(1, big, 1), "n"),
+            (Gemm::new(1, 1, big), "k"),
+        ] {
+            match params(&g, Elem::F32, Elem::F32, P) {
+                Err(crate::Error::InvalidArgument { what, why }) => {
+                    assert_eq!(what, want, "{why}");
+                    assert!(why.contains("32-bit"), "{why}");
+                }
+                Err(other) => panic!("{want}: expected InvalidArgument, got {other:?}"),
+                Ok(_) => panic!("{want}: {g:?} accepted"),
+            }
+        }
+        // k is passed as 0 when A and B are not referenced, so a huge k then fits.
+        let p = params(&Gemm::new(1, 1, big).alpha(0.0), Elem::F32, Elem::F32, P).unwrap();
+        assert_eq!(p.k, 0);
+    }
 }

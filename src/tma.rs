@@ -266,4 +266,49 @@ mod tests {
         };
         assert_eq!(OperandMap::of(&p, spec(), true).k, 1);
     }
+
+    #[test]
+    fn encode_refusal_is_an_invalid_tensor_map() {
+        // docs/errors.md: the driver's tensor-map encoder refuses the operand (here a base address
+        // that is not 16-byte aligned, and rows more than 2^40 bytes apart). Needs the driver library
+        // (no device): skipped without it.
+        // SAFETY: only tries to dlopen the CUDA driver library by its usual names.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            println!("skipped: no CUDA driver library");
+            return;
+        }
+        // SAFETY: a driver library loads (checked above), so `culib` returns cudarc's handle to it
+        // without panicking.
+        let lib = unsafe { cudarc::driver::sys::culib() };
+        // SAFETY: looks the symbol up without calling it; the typed pointer is discarded.
+        if unsafe { lib.get::<unsafe extern "C" fn()>(b"cuTensorMapEncodeTiled") }.is_err() {
+            println!("skipped: the CUDA driver lacks cuTensorMapEncodeTiled");
+            return;
+        }
+        let p = GemmParams {
+            a: 0x1000,
+            b: 0x2000,
+            lda: 72,
+            ldb: 136,
+            m: 100,
+            n: 130,
+            k: 70,
+            batch: 1,
+            ..GemmParams::default()
+        };
+        let s = spec();
+        for bad in [
+            GemmParams { a: 0x1004, ..p },
+            GemmParams { lda: 1 << 40, ..p },
+        ] {
+            match OperandMap::of(&bad, s, true).encode(s.input) {
+                Err(crate::Error::InvalidArgument { what, why }) => {
+                    assert_eq!(what, "tensor map", "{why}");
+                    assert!(why.contains("cuTensorMapEncodeTiled refused"), "{why}");
+                }
+                Err(other) => panic!("expected InvalidArgument, got {other:?}"),
+                Ok(_) => panic!("a map for {bad:?} was encoded"),
+            }
+        }
+    }
 }
