@@ -98,7 +98,8 @@ run_sanitize() {
       if [ $# -gt 0 ] && ! "$b" --list "$@" 2>/dev/null | grep -q ': test$'; then
         continue
       fi
-      run_one "sanitize-$t-$(basename "$b")" "$SANITIZER" --tool "$t" --error-exitcode 1 \
+      # the filter in the log's name: several filtered runs of one binary keep their own logs
+      run_one "sanitize-$t-$(basename "$b")${1:+-$1}" "$SANITIZER" --tool "$t" --error-exitcode 1 \
         "$b" --test-threads=1 "$@"
     done < <(bins tests)
   done
