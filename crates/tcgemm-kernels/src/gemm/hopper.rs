@@ -14,6 +14,14 @@
 //!   commits, waits until only this group is pending, and releases the previous k-tile's stage
 //!   (`empty`), whose `wgmma`s have now completed.
 //!
+//! TF32 (128×256×32): `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives
+//! as unswizzled 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer
+//! (56 registers in these kernels, consumers 224) transpose each block in place into the K-major
+//! swizzled layout, fence it for the async proxy and arrive on `full[s]`.
+//!
+//! Epilogue (`epilogue_wide`): 16-byte stores straight from the accumulators, after a shuffle
+//! inside each quad of lanes.
+//!
 //! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
 //!
 //! Persistent: the host launches at most one CTA per SM; CTA `b` computes work items (output tile ×
@@ -21,7 +29,7 @@
 //! the next item while the consumers store the last.
 //!
 //! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
-//! `STAGES × (A 128×128 B + B 256×128 B)`, then the `full` and `empty` barriers.
+//! `STAGES × (A 128×128 B + B 256×128 B)`, then the `full`, `empty` and `loaded` barriers.
 
 use super::mma16::{epilogue, Input16};
 use super::{batch_bases, raster::tile_of_block};
