@@ -15,17 +15,15 @@ use half::{bf16, f16};
 use tcgemm::{Context, Elem, KernelSpec, Math, Precision, Role};
 
 fn tol(spec: &KernelSpec, k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    let sk = (k.max(1) as f64).sqrt();
     let acc = match spec.math {
-        Math::Ffma => (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * u),
-        Math::MmaTf32 => 2e-3,
-        _ => (16.0 * u * sk).max(16.0 * u),
+        Math::Ffma => tol_fp32(k),
+        Math::MmaTf32 => TOL_TF32_FRO,
+        _ => tol_f32_acc(k),
     };
     let out = match spec.output {
-        Elem::F32 => 0.0,
-        Elem::F16 => 2.0 / 2048.0,
-        Elem::Bf16 => 2.0 / 256.0,
+        Elem::F32 => tol_out::<f32>(),
+        Elem::F16 => tol_out::<f16>(),
+        Elem::Bf16 => tol_out::<bf16>(),
     };
     acc + out
 }

@@ -10,24 +10,6 @@ mod common;
 use common::*;
 use tcgemm::{ContextOptions, Elem, Math, Precision, Role, Target};
 
-/// Tolerance on the relative Frobenius error of FP32 results with inner dimension `k`.
-///
-/// Each entry is `alpha·Σ_p a_ip·b_pj (+ beta·c_ij)` evaluated with `k` fused multiply-adds in f32
-/// plus at most two roundings for alpha and beta: `k + 2` roundings, each at most `u = 2⁻²⁴`
-/// relative to the running value. For inputs uniform in `[-1, 1]` the rounding errors of the
-/// running sum are independent, the partial sums have rms `√(p/9)`, so the error of an entry has
-/// rms `≈ u·√(Σ_p p/27) ≈ u·k/√54` against an rms entry of `√k/3`: a relative error of
-/// `≈ 0.41·u·√k ≈ 2.4e-8·√k`. The bound `1e-5·√(k/1024) ≈ 3.1e-7·√k` is ~13× that, leaving room
-/// for a different summation order (split-k, per-thread partial sums) and the alpha/beta roundings,
-/// and nothing more: an error of one ulp of a partial product missing per entry already exceeds
-/// it. For `k ≲ 9` this drops below the level of the few roundings themselves, so it is floored
-/// at `16·u ≈ 9.5e-7`: `k + 2 ≤ 11` roundings adding in quadrature give `√11·u·√k` relative to the
-/// magnitude the verifier normalises by, i.e. at most ~10·u.
-fn tol(k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * u)
-}
-
 /// An FP32 problem with exact (non-TF32) arithmetic requested.
 fn p32(m: usize, n: usize, k: usize) -> Problem {
     Problem::new(m, n, k).precision(Precision::Exact)
@@ -40,7 +22,7 @@ fn check(rng: &mut Rng, label: impl Into<String>, p: Problem) -> Option<Case<f32
         return None;
     }
     let case = Case::<f32, f32>::new(label, p, rng);
-    let t = tol(case.p.k);
+    let t = tol_fp32(case.p.k);
     for (name, ctx) in ctxs {
         case.run_and_verify(name, ctx, t);
     }
@@ -258,7 +240,7 @@ fn degenerate_dimensions() {
         let mut case = Case::<f32, f32>::new(label, p, &mut rng);
         case.poison_inputs();
         for (name, ctx) in &ctxs {
-            case.run_and_verify(name, ctx, tol(case.p.k));
+            case.run_and_verify(name, ctx, tol_fp32(case.p.k));
         }
     }
     // m, n or batch == 0: Ok, nothing written (the whole C allocation is sentinel and must stay so).
@@ -272,7 +254,7 @@ fn degenerate_dimensions() {
     for (label, p) in empty {
         let case = Case::<f32, f32>::new(label, p, &mut rng);
         for (name, ctx) in &ctxs {
-            case.run_and_verify(name, ctx, tol(case.p.k));
+            case.run_and_verify(name, ctx, tol_fp32(case.p.k));
         }
     }
 }
@@ -344,7 +326,7 @@ fn deterministic_bitwise() {
         let out = case.download(stream, &dev);
         match &first {
             None => {
-                case.verify_on("default", &out, tol(case.p.k));
+                case.verify_on("default", &out, tol_fp32(case.p.k));
                 first = Some(out);
             }
             Some(f) => {
@@ -382,7 +364,7 @@ fn every_fp32_kernel_by_name() {
                 let p = p32(m, n, kk).trans(k.trans_a, k.trans_b).scale(1.25, 0.5);
                 let case = Case::<f32, f32>::new(format!("{} {m}x{n}x{kk}", k.name), p, &mut rng);
                 let out = case.run_with(ctx, Some(k.name));
-                case.verify_on(name, &out, tol(case.p.k));
+                case.verify_on(name, &out, tol_fp32(case.p.k));
             }
         }
     }
@@ -428,7 +410,7 @@ fn default_precision_is_fp32_when_tf32_disallowed() {
     for (m, n, k) in [(257, 129, 1025), (64, 64, 4096)] {
         let p = Problem::new(m, n, k).precision(Precision::Default);
         let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} Precision::Default"), p, &mut rng);
-        case.run_and_verify("allow_tf32=false", &ctx, tol(k));
+        case.run_and_verify("allow_tf32=false", &ctx, tol_fp32(k));
     }
 }
 

@@ -20,22 +20,6 @@ use common::*;
 use half::{bf16, f16};
 use tcgemm::{Context, Elem, Math, Role};
 
-fn acc_tol(k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u)
-}
-
-fn out_tol<O: TestElem>() -> f64 {
-    match O::NAME {
-        "f32" => 0.0,
-        _ => 2.0 * O::UNIT_ROUNDOFF,
-    }
-}
-
-fn tol<O: TestElem>(k: usize) -> f64 {
-    acc_tol(k) + out_tol::<O>()
-}
-
 fn elem_of<T: TestElem>() -> Elem {
     match T::NAME {
         "f16" => Elem::F16,
@@ -79,7 +63,7 @@ fn run_check<I: TestElem, O: TestElem>(
     case.verify_on(
         &format!("{ctx_name}/{}", kernel.unwrap_or("dispatch")),
         &out,
-        tol::<O>(case.p.k),
+        tol_16::<O>(case.p.k),
     );
 }
 
@@ -327,7 +311,7 @@ fn deterministic_100_runs() {
             }
             ran += 1;
             let first = case.run_with(ctx, Some(kname));
-            case.verify_on(kname, &first, tol::<f32>(case.p.k));
+            case.verify_on(kname, &first, tol_16::<f32>(case.p.k));
             for r in 1..100 {
                 let again = case.run_with(ctx, Some(kname));
                 assert!(
@@ -339,16 +323,6 @@ fn deterministic_100_runs() {
         }
         assert!(ran > 0, "no kernel ran {}", case.describe());
     }
-}
-
-/// Tolerance of f16 accumulation (`Precision::F16Accumulate`), f16 output. The tensor core rounds
-/// the accumulator to f16 (`u = 2⁻¹¹`) once per m16n8k16 instruction, i.e. after every 16 products:
-/// `k/16` roundings of partial sums whose rms after `t` steps is `√(16t)/3`. Summing the independent
-/// rounding errors (variance `u²/3` each, relative to the partial sum) gives a relative error of the
-/// final entry `≈ 0.10·u·√k`; the bound takes 8× that plus `2u` for the final output rounding.
-fn tol_acc16(k: usize) -> f64 {
-    let u = 1.0 / 2048.0;
-    u * (0.8 * (k.max(1) as f64).sqrt() + 2.0)
 }
 
 #[test]

@@ -60,77 +60,6 @@ const TILE_EDGES: [usize; 6] = [8, 16, 32, 64, 128, 256];
 /// Odd primes: never a multiple of a tile or of a vector width.
 const PRIMES: [usize; 12] = [3, 5, 7, 11, 13, 31, 61, 127, 257, 509, 1021, 2039];
 
-// ---------------------------------------------------------------------------------------------
-// Tolerances, copied from the suites of the paths (do not loosen them here)
-// ---------------------------------------------------------------------------------------------
-
-/// FP32 (FFMA): `tol` of tests/fp32.rs (the derivation is there).
-fn tol_fp32(k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * u)
-}
-
-/// TF32: `U_TF32` of tests/tf32.rs.
-const U_TF32: f64 = 1.0 / 2048.0;
-/// TF32 relative Frobenius bound: `TOL_FRO` of tests/tf32.rs.
-const TF32_TOL_FRO: f64 = 2e-3;
-
-/// TF32 per-entry bound: `check_entries` of tests/tf32.rs (the same bound, returning the failure
-/// instead of panicking): `|out − ref| ≤ |alpha|·3·u·√k + 2⁻²⁰·(|ref| + |beta·c|)`.
-fn tf32_check_entries(case: &Case<f32, f32>, out: &[u32]) -> Result<(), String> {
-    let p = &case.p;
-    let lc = p.layout_c();
-    let r = &case.reference;
-    let sk = (p.k.max(1) as f64).sqrt();
-    for t in 0..r.len() {
-        let (z, i, j) = r.point(t, p.m, p.n);
-        let idx = lc.offset + lc.at(z, i, j);
-        let got = f32::from_bits(out[idx]) as f64;
-        let want = r.vals[t];
-        let c0 = if p.beta == 0.0 {
-            0.0
-        } else {
-            (f32::from_bits(case.c[idx]) as f64 * p.beta as f64).abs()
-        };
-        let bound =
-            (p.alpha as f64).abs() * 3.0 * U_TF32 * sk + (want.abs() + c0) * (2f64).powi(-20);
-        // as the assert! of tf32.rs: a NaN is not within the bound
-        let within = (got - want).abs() <= bound;
-        if !within {
-            return Err(format!(
-                "entry (z={z}, i={i}, j={j}): got {got:e}, want {want:e}, |err| {:e} > bound {bound:e}",
-                (got - want).abs()
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// f16/bf16 inputs, f32 accumulation: `acc_tol` of tests/half.rs.
-fn half_acc_tol(k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u)
-}
-
-/// The output rounding term: `out_tol` of tests/half.rs.
-fn half_out_tol<O: TestElem>() -> f64 {
-    match O::NAME {
-        "f32" => 0.0,
-        _ => 2.0 * O::UNIT_ROUNDOFF,
-    }
-}
-
-/// f16/bf16 with f32 accumulation, output `O`: `tol` of tests/half.rs.
-fn tol_half<O: TestElem>(k: usize) -> f64 {
-    half_acc_tol(k) + half_out_tol::<O>()
-}
-
-/// f16 accumulation (`Precision::F16Accumulate`): `tol_acc16` of tests/half.rs.
-fn tol_acc16(k: usize) -> f64 {
-    let u = 1.0 / 2048.0;
-    u * (0.8 * (k.max(1) as f64).sqrt() + 2.0)
-}
-
 /// A path's check of a downloaded C: the report and the Frobenius tolerance it was held to.
 type Check<I, O> = fn(&Case<I, O>, &[<O as TestElem>::Bits]) -> Result<(Report, f64), String>;
 
@@ -140,16 +69,16 @@ fn check_fp32(case: &Case<f32, f32>, out: &[u32]) -> Result<(Report, f64), Strin
 }
 
 fn check_tf32(case: &Case<f32, f32>, out: &[u32]) -> Result<(Report, f64), String> {
-    let report = case.try_verify(out, TF32_TOL_FRO)?;
-    tf32_check_entries(case, out)?;
-    Ok((report, TF32_TOL_FRO))
+    let report = case.try_verify(out, TOL_TF32_FRO)?;
+    tf32_entry_errors(case, out)?;
+    Ok((report, TOL_TF32_FRO))
 }
 
 fn check_half<I: TestElem, O: TestElem>(
     case: &Case<I, O>,
     out: &[O::Bits],
 ) -> Result<(Report, f64), String> {
-    let tol = tol_half::<O>(case.p.k);
+    let tol = tol_16::<O>(case.p.k);
     Ok((case.try_verify(out, tol)?, tol))
 }
 

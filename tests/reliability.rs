@@ -10,26 +10,6 @@ use half::{bf16, f16};
 use std::sync::Arc;
 use tcgemm::{Capabilities, Context, ContextOptions, Error, Gemm, Plan, Precision};
 
-/// FP32 tolerance of tests/fp32.rs (relative Frobenius; see the derivation there).
-fn tol_f32(k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * u)
-}
-
-/// FP16/BF16 tolerance of tests/half.rs: f32 accumulation plus the output's rounding.
-fn tol_half<O: TestElem>(k: usize) -> f64 {
-    let u = f64::from(f32::EPSILON) / 2.0;
-    let acc = (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u);
-    acc + if O::NAME == "f32" {
-        0.0
-    } else {
-        2.0 * O::UNIT_ROUNDOFF
-    }
-}
-
-/// TF32 tolerance of tests/tf32.rs.
-const TOL_TF32: f64 = 2e-3;
-
 /// A context enqueuing on a new stream of `base`'s CUDA context.
 fn context_on_new_stream(base: &Context, opts: ContextOptions) -> Context {
     let stream = base.cuda().new_stream().expect("new stream");
@@ -60,15 +40,18 @@ fn random_path_case(ctx: &Context, name: &str, rng: &mut Rng, i: usize) {
         .scale(1.5, if rng.chance(0.5) { 0.0 } else { -0.5 });
     let label = format!("{name} case {i}");
     match i % 4 {
-        0 => Case::<f16, f32>::new(label, p, rng).run_and_verify(name, ctx, tol_half::<f32>(k)),
-        1 => Case::<bf16, bf16>::new(label, p, rng).run_and_verify(name, ctx, tol_half::<bf16>(k)),
+        0 => Case::<f16, f32>::new(label, p, rng).run_and_verify(name, ctx, tol_16::<f32>(k)),
+        1 => Case::<bf16, bf16>::new(label, p, rng).run_and_verify(name, ctx, tol_16::<bf16>(k)),
         2 => Case::<f32, f32>::new(label, p.precision(Precision::Exact), rng).run_and_verify(
             name,
             ctx,
-            tol_f32(k),
+            tol_fp32(k),
         ),
-        _ => Case::<f32, f32>::new(label, p.precision(Precision::Tf32), rng)
-            .run_and_verify(name, ctx, TOL_TF32),
+        _ => Case::<f32, f32>::new(label, p.precision(Precision::Tf32), rng).run_and_verify(
+            name,
+            ctx,
+            TOL_TF32_FRO,
+        ),
     };
 }
 
@@ -186,18 +169,18 @@ fn two_streams_of_one_context_do_not_interfere() {
     for o in &outs1 {
         let h = c1.stream().clone_dtoh(o).unwrap();
         let e = sampled_error(&ha, &hb, &h, (m, n, k), &mut rng);
-        assert!(e <= tol_f32(k), "stream 1: relative error {e:e}");
+        assert!(e <= tol_fp32(k), "stream 1: relative error {e:e}");
     }
     for o in &outs2 {
         let h = c2.stream().clone_dtoh(o).unwrap();
         let e = sampled_error(&hx, &hy, &h, (m2, n2, k2), &mut rng);
-        assert!(e <= tol_f32(k2), "stream 2: relative error {e:e}");
+        assert!(e <= tol_fp32(k2), "stream 2: relative error {e:e}");
     }
     // the chained product against C as stream 1 left it (had stream 2 read C early, it would
     // have read the NaN fill)
     let e = sampled_error(&h1, &hb, &hc, (m, n, k), &mut rng);
     assert!(
-        e <= tol_f32(k),
+        e <= tol_fp32(k),
         "stream 2 reading stream 1's output: relative error {e:e}"
     );
 }
@@ -225,7 +208,7 @@ fn buffers_dropped_right_after_a_launch_stay_valid_for_it() {
     let h = s.clone_dtoh(&c).unwrap();
     let e = sampled_error(&ha, &hb, &h, (m, n, k), &mut rng);
     assert!(
-        e <= tol_f32(k),
+        e <= tol_fp32(k),
         "relative error {e:e} after dropping A and B in flight"
     );
 }

@@ -18,9 +18,6 @@ mod common;
 use common::*;
 use tcgemm::{Context, Elem, Math, Precision, Role};
 
-const U_TF32: f64 = 1.0 / 2048.0;
-const TOL_FRO: f64 = 2e-3;
-
 /// Every TF32 kernel in the table with these transposes (the seed baseline and later variants).
 fn tf32_kernels(ta: bool, tb: bool) -> Vec<&'static str> {
     let v: Vec<_> = tcgemm_kernels::config::KERNELS
@@ -46,30 +43,10 @@ fn p(m: usize, n: usize, k: usize) -> Problem {
     Problem::new(m, n, k).precision(Precision::Tf32)
 }
 
-/// Per-entry check on top of the Frobenius one.
+/// Per-entry check on top of the Frobenius one ([`tf32_entry_errors`]).
 fn check_entries(case: &Case<f32, f32>, out: &[u32], ctx_name: &str) {
-    let p = &case.p;
-    let lc = p.layout_c();
-    let r = &case.reference;
-    let sk = (p.k.max(1) as f64).sqrt();
-    for t in 0..r.len() {
-        let (z, i, j) = r.point(t, p.m, p.n);
-        let idx = lc.offset + lc.at(z, i, j);
-        let got = f32::from_bits(out[idx]) as f64;
-        let want = r.vals[t];
-        let c0 = if p.beta == 0.0 {
-            0.0
-        } else {
-            (f32::from_bits(case.c[idx]) as f64 * p.beta as f64).abs()
-        };
-        let bound =
-            (p.alpha as f64).abs() * 3.0 * U_TF32 * sk + (want.abs() + c0) * (2f64).powi(-20);
-        assert!(
-            (got - want).abs() <= bound,
-            "[{ctx_name}] entry (z={z}, i={i}, j={j}): got {got:e}, want {want:e}, |err| {:e} > bound {bound:e}; {}",
-            (got - want).abs(),
-            case.describe()
-        );
+    if let Err(e) = tf32_entry_errors(case, out) {
+        panic!("[{ctx_name}] {e}; {}", case.describe());
     }
 }
 
@@ -77,7 +54,7 @@ fn check_entries(case: &Case<f32, f32>, out: &[u32], ctx_name: &str) {
 fn run_check(case: &Case<f32, f32>, ctx_name: &str, ctx: &Context, kernel: Option<&str>) {
     let out = case.run_with(ctx, kernel);
     let name = format!("{ctx_name}/{}", kernel.unwrap_or("dispatch"));
-    case.verify_on(&name, &out, TOL_FRO);
+    case.verify_on(&name, &out, TOL_TF32_FRO);
     check_entries(case, &out, &name);
 }
 
@@ -237,7 +214,7 @@ fn deterministic_100_runs() {
                 continue;
             }
             let first = case.run_with(ctx, Some(kname));
-            case.verify_on(kname, &first, TOL_FRO);
+            case.verify_on(kname, &first, TOL_TF32_FRO);
             for r in 1..100 {
                 let again = case.run_with(ctx, Some(kname));
                 assert!(

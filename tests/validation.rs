@@ -440,10 +440,6 @@ fn simulate(case: &Case<f32, f32>) -> Vec<u32> {
     out
 }
 
-fn tol32(k: usize) -> f64 {
-    (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * f64::from(f32::EPSILON) / 2.0)
-}
-
 fn harness_zoo() -> Vec<Problem> {
     let mut v = Vec::new();
     for (ta, tb) in TRANS {
@@ -502,7 +498,7 @@ fn harness_accepts_a_correct_kernel() {
     for p in harness_zoo() {
         let case = Case::<f32, f32>::new("zoo", p, &mut rng);
         let out = simulate(&case);
-        case.try_verify(&out, tol32(case.p.k))
+        case.try_verify(&out, tol_fp32(case.p.k))
             .unwrap_or_else(|e| panic!("{e}; {}", case.describe()));
     }
     // m/n/batch == 0: nothing may change.
@@ -513,11 +509,11 @@ fn harness_accepts_a_correct_kernel() {
     ] {
         let case = Case::<f32, f32>::new("empty", p, &mut rng);
         assert!(case.reference.is_empty());
-        case.try_verify(&case.c.clone(), tol32(5)).unwrap();
+        case.try_verify(&case.c.clone(), tol_fp32(5)).unwrap();
         let mut bad = case.c.clone();
         bad[0] = 0;
         assert!(
-            case.try_verify(&bad, tol32(5)).is_err(),
+            case.try_verify(&bad, tol_fp32(5)).is_err(),
             "write into an empty call's buffer not caught"
         );
     }
@@ -533,7 +529,7 @@ fn harness_catches_broken_kernels() {
         .offsets(1, 1, 1);
     let case = Case::<f32, f32>::new("broken", p.clone(), &mut rng);
     let good = simulate(&case);
-    let tol = tol32(case.p.k);
+    let tol = tol_fp32(case.p.k);
     case.try_verify(&good, tol).unwrap();
     let lc = case.p.layout_c();
     let at = |z, i, j| lc.offset + lc.at(z, i, j);
@@ -586,7 +582,7 @@ fn harness_catches_broken_kernels() {
     no_beta.p.beta = 0.0;
     let o = simulate(&no_beta);
     assert!(case_b
-        .try_verify(&o, tol32(pb.k))
+        .try_verify(&o, tol_fp32(pb.k))
         .unwrap_err()
         .contains("relative Frobenius"));
 }
@@ -629,7 +625,7 @@ fn harness_samples_big_shapes() {
     for (t, &(z, i, j)) in pts.iter().enumerate() {
         out[lc.offset + lc.at(z, i, j)] = (case.reference.vals[t] as f32).to_bits();
     }
-    let r = case.try_verify(&out, tol32(case.p.k)).unwrap();
+    let r = case.try_verify(&out, tol_fp32(case.p.k)).unwrap();
     assert_eq!(r.checked, SAMPLES);
     // The sampled values are right (recomputed here for a few entries).
     for (t, &(z, i, j)) in pts.iter().enumerate().take(16) {
@@ -645,14 +641,14 @@ fn harness_samples_big_shapes() {
     let (_, i, j) = pts[100];
     let mut o = out.clone();
     o[lc.offset + lc.at(0, i, j)] = 1000.0f32.to_bits();
-    assert!(case.try_verify(&o, tol32(case.p.k)).is_err());
+    assert!(case.try_verify(&o, tol_fp32(case.p.k)).is_err());
     let mut o = out;
     let unsampled = (0..case.p.m * case.p.n)
         .find(|&t| !pts.contains(&(0, t / case.p.n, t % case.p.n)))
         .unwrap();
     o[lc.offset + unsampled] = f32::POISON;
     assert!(case
-        .try_verify(&o, tol32(case.p.k))
+        .try_verify(&o, tol_fp32(case.p.k))
         .unwrap_err()
         .contains("not written"));
 }

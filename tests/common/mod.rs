@@ -1346,3 +1346,94 @@ pub fn lay(ta: bool, tb: bool) -> &'static str {
         (true, true) => "tt",
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tolerances (one definition for every suite; the derivations are here)
+// ---------------------------------------------------------------------------------------------
+
+/// FP32 (FFMA): tolerance on the relative Frobenius error of results with inner dimension `k`.
+///
+/// Each entry is `alpha·Σ_p a_ip·b_pj (+ beta·c_ij)` evaluated with `k` fused multiply-adds in f32
+/// plus at most two roundings for alpha and beta: `k + 2` roundings, each at most `u = 2⁻²⁴`
+/// relative to the running value. For inputs uniform in `[-1, 1]` the rounding errors of the
+/// running sum are independent, the partial sums have rms `√(p/9)`, so the error of an entry has
+/// rms `≈ u·√(Σ_p p/27) ≈ u·k/√54` against an rms entry of `√k/3`: a relative error of
+/// `≈ 0.41·u·√k ≈ 2.4e-8·√k`. The bound `1e-5·√(k/1024) ≈ 3.1e-7·√k` is ~13× that, leaving room
+/// for a different summation order (split-k, per-thread partial sums) and the alpha/beta roundings,
+/// and nothing more: an error of one ulp of a partial product missing per entry already exceeds
+/// it. For `k ≲ 9` this drops below the level of the few roundings themselves, so it is floored
+/// at `16·u ≈ 9.5e-7`: `k + 2 ≤ 11` roundings adding in quadrature give `√11·u·√k` relative to the
+/// magnitude the verifier normalises by, i.e. at most ~10·u.
+pub fn tol_fp32(k: usize) -> f64 {
+    let u = f64::from(f32::EPSILON) / 2.0;
+    (1e-5 * (k.max(1) as f64 / 1024.0).sqrt()).max(16.0 * u)
+}
+
+/// f16/bf16 inputs with f32 accumulation in the tensor core. Products of two 16-bit values are
+/// exact in f32; the adder aligns and may truncate, so the random-walk estimate `2⁻²⁴·√k` gets a
+/// 16× margin, floored like [`tol_fp32`].
+pub fn tol_f32_acc(k: usize) -> f64 {
+    let u = f64::from(f32::EPSILON) / 2.0;
+    (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u)
+}
+
+/// The rounding of a 16-bit output (`2u`, about 3.5σ of a term that concentrates over all entries);
+/// 0 for f32 output.
+pub fn tol_out<O: TestElem>() -> f64 {
+    if O::NAME == "f32" {
+        0.0
+    } else {
+        2.0 * O::UNIT_ROUNDOFF
+    }
+}
+
+/// f16/bf16 inputs, f32 accumulation, output `O`: [`tol_f32_acc`] + [`tol_out`].
+pub fn tol_16<O: TestElem>(k: usize) -> f64 {
+    tol_f32_acc(k) + tol_out::<O>()
+}
+
+/// f16 accumulation (`Precision::F16Accumulate`), f16 output. The tensor core rounds the accumulator
+/// to f16 (`u = 2⁻¹¹`) once per m16n8k16 instruction, i.e. after every 16 products: `k/16` roundings
+/// of partial sums whose rms after `t` steps is `√(16t)/3`. Summing the independent rounding errors
+/// (variance `u²/3` each, relative to the partial sum) gives a relative error of the final entry
+/// `≈ 0.10·u·√k`; the bound takes 8× that plus `2u` for the final output rounding.
+pub fn tol_acc16(k: usize) -> f64 {
+    let u = 1.0 / 2048.0;
+    u * (0.8 * (k.max(1) as f64).sqrt() + 2.0)
+}
+
+/// TF32's unit roundoff (10 stored mantissa bits).
+pub const U_TF32: f64 = 1.0 / 2048.0;
+
+/// TF32 relative Frobenius bound (the issue's; 5× the expected `≈ 0.82·u`, see tests/tf32.rs).
+pub const TOL_TF32_FRO: f64 = 2e-3;
+
+/// TF32 per-entry bound over the reference's entries:
+/// `|out − ref| ≤ |alpha|·3·u·√k + 2⁻²⁰·(|ref| + |beta·c|)` (derivation in tests/tf32.rs). A NaN
+/// is never within it. Returns the first entry outside.
+pub fn tf32_entry_errors(case: &Case<f32, f32>, out: &[u32]) -> Result<(), String> {
+    let p = &case.p;
+    let lc = p.layout_c();
+    let r = &case.reference;
+    let sk = (p.k.max(1) as f64).sqrt();
+    for t in 0..r.len() {
+        let (z, i, j) = r.point(t, p.m, p.n);
+        let idx = lc.offset + lc.at(z, i, j);
+        let got = f32::from_bits(out[idx]) as f64;
+        let want = r.vals[t];
+        let c0 = if p.beta == 0.0 {
+            0.0
+        } else {
+            (f32::from_bits(case.c[idx]) as f64 * p.beta as f64).abs()
+        };
+        let bound =
+            (p.alpha as f64).abs() * 3.0 * U_TF32 * sk + (want.abs() + c0) * (2f64).powi(-20);
+        if (got - want).abs() > bound || got.is_nan() {
+            return Err(format!(
+                "entry (z={z}, i={i}, j={j}): got {got:e}, want {want:e}, |err| {:e} > bound {bound:e}",
+                (got - want).abs()
+            ));
+        }
+    }
+    Ok(())
+}
