@@ -292,8 +292,7 @@ fn run_case<I: El, O: El>(
     if plan.is_ok() {
         imps.push(Imp::Dispatch);
     }
-    let layout = |s: &&&KernelSpec| s.trans_a == shape.trans_a && s.trans_b == shape.trans_b;
-    for spec in env.extras.iter().filter(|s| path.runs(s)).filter(layout) {
+    for spec in env.extras.iter().filter(|s| path.runs(s, &shape)) {
         imps.push(Imp::Forced(spec.name));
         rows.push(Row {
             kernel: spec.name.to_string(),
@@ -758,10 +757,7 @@ fn main() -> ExitCode {
     }
     let cases = cases(&args);
     for spec in &extras {
-        if !cases
-            .iter()
-            .any(|(sh, p)| p.runs(spec) && sh.trans_a == spec.trans_a && sh.trans_b == spec.trans_b)
-        {
+        if !cases.iter().any(|(sh, p)| p.runs(spec, sh)) {
             eprintln!(
                 "bench_report: warning: `{}` ({:?} -> {:?}, {:?}, trans_a={}, trans_b={}) serves none of the selected (path, layout) cases; it gets no rows",
                 spec.name, spec.input, spec.output, spec.math, spec.trans_a, spec.trans_b

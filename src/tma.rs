@@ -196,9 +196,9 @@ mod tests {
         assert_eq!(b.box_rows, s.block.n);
     }
 
-    #[test]
-    fn mn_major_operands_get_64_wide_boxes() {
-        let p = GemmParams {
+    /// One 100×130×70 item, lda 104, ldb 136.
+    fn packed_100x130x70() -> GemmParams {
+        GemmParams {
             lda: 104,
             ldb: 136,
             m: 100,
@@ -206,7 +206,12 @@ mod tests {
             k: 70,
             batch: 1,
             ..GemmParams::default()
-        };
+        }
+    }
+
+    #[test]
+    fn mn_major_operands_get_64_wide_boxes() {
+        let p = packed_100x130x70();
         let nn = KERNELS
             .iter()
             .find(|k| uses_tma_params(k) && !k.trans_a && !k.trans_b && k.input == Elem::F16)
@@ -221,15 +226,7 @@ mod tests {
 
     #[test]
     fn tf32_mn_major_operands_are_staged_as_32x32_blocks() {
-        let p = GemmParams {
-            lda: 104,
-            ldb: 136,
-            m: 100,
-            n: 130,
-            k: 70,
-            batch: 1,
-            ..GemmParams::default()
-        };
+        let p = packed_100x130x70();
         for spec in KERNELS
             .iter()
             .filter(|k| uses_tma_params(k) && k.input == Elem::F32)

@@ -295,15 +295,18 @@ fn special_values<I: TestElem, O: TestElem>(ctx_name: &str, ctx: &Context, prec:
             )
         };
 
+        // runs `g` over C = `dc` and returns C as f64
+        let run = |g: &Gemm, mut dc: CudaSlice<O::Bits>| -> Vec<f64> {
+            gemm_bits::<I, O>(ctx, g, &da, &db, &mut dc);
+            s.clone_dtoh(&dc)
+                .unwrap()
+                .into_iter()
+                .map(|x| O::from_bits(x).to_f64())
+                .collect()
+        };
+
         // beta = 0 over a NaN-filled C
-        let mut dc = filled(s, O::POISON, m * n);
-        gemm_bits::<I, O>(ctx, &g, &da, &db, &mut dc);
-        let c: Vec<f64> = s
-            .clone_dtoh(&dc)
-            .unwrap()
-            .into_iter()
-            .map(|x| O::from_bits(x).to_f64())
-            .collect();
+        let c = run(&g, filled(s, O::POISON, m * n));
         for j in 0..n {
             assert!(
                 c[i_nan * n + j].is_nan(),
@@ -348,14 +351,7 @@ fn special_values<I: TestElem, O: TestElem>(ctx_name: &str, ctx: &Context, prec:
             .map(|_| O::from_f64(rng.pm1()).to_bits())
             .collect();
         hc[i_c * n + j_c] = O::POISON;
-        let mut dc = s.clone_htod(&hc).unwrap();
-        gemm_bits::<I, O>(ctx, &g.beta(1.0), &da, &db, &mut dc);
-        let c: Vec<f64> = s
-            .clone_dtoh(&dc)
-            .unwrap()
-            .into_iter()
-            .map(|x| O::from_bits(x).to_f64())
-            .collect();
+        let c = run(&g.beta(1.0), s.clone_htod(&hc).unwrap());
         assert!(
             c[i_c * n + j_c].is_nan(),
             "{}",
@@ -371,13 +367,9 @@ fn special_values<I: TestElem, O: TestElem>(ctx_name: &str, ctx: &Context, prec:
         );
 
         // alpha = 0, beta = 0: C = 0 whatever A and C hold (BLAS: A, B and C not read)
-        let mut dc = filled(s, O::POISON, m * n);
-        gemm_bits::<I, O>(ctx, &g.alpha(0.0), &da, &db, &mut dc);
-        let zero = s
-            .clone_dtoh(&dc)
-            .unwrap()
+        let zero = run(&g.alpha(0.0), filled(s, O::POISON, m * n))
             .into_iter()
-            .all(|x| O::from_bits(x).to_f64() == 0.0);
+            .all(|x| x == 0.0);
         assert!(zero, "{}", what("alpha = 0, beta = 0 must give C = 0"));
     }
     println!("ok special values {} -> {} ({ctx_name})", I::NAME, O::NAME);

@@ -206,16 +206,21 @@ impl Path {
         }
     }
 
-    /// Whether the GEMM kernel `spec` serves this path on non-transposed operands (element types,
-    /// no transposes, and for f32 inputs the math: FFMA for `fp32`, TF32 MMA for `tf32`).
-    pub fn runs(self, spec: &KernelSpec) -> bool {
+    /// Whether the GEMM kernel `spec` serves this path on `shape`'s layout (element types, the
+    /// shape's transposes, and for f32 inputs the math: FFMA for `fp32`, TF32 MMA for `tf32`).
+    pub fn runs(self, spec: &KernelSpec, shape: &Shape) -> bool {
         let (i, o) = self.elems();
         let math = match self {
             Path::Fp32 => spec.math == Math::Ffma,
             Path::Tf32 => spec.math == Math::MmaTf32,
             _ => true,
         };
-        spec.role == Role::Gemm && spec.input == i && spec.output == o && math
+        spec.role == Role::Gemm
+            && spec.input == i
+            && spec.output == o
+            && math
+            && spec.trans_a == shape.trans_a
+            && spec.trans_b == shape.trans_b
     }
 }
 
