@@ -107,6 +107,29 @@ unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
     });
 }
 
+/// One round of the quad's 4×4 word transpose: lanes `q` and `q ^ MASK` exchange the words whose
+/// segment bit `MASK` differs from their lane bit (afterwards word `s` of lane `q` is
+/// `M[q ^ (d & MASK)][s ^ (d & MASK)]`, `d = q ^ s`; rounds with masks 2 and 1 give `M[s][q]`).
+///
+/// # Safety
+/// Warp-convergent (a shuffle).
+#[inline(always)]
+unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
+    let hi = q & MASK != 0;
+    let m = MASK as usize;
+    unroll!(s in [0, 1, 2, 3] {
+        let s = s as usize;
+        if s & m == 0 {
+            let y = shfl_xor::<MASK>(if hi { x[s] } else { x[s | m] });
+            if hi {
+                x[s] = y;
+            } else {
+                x[s | m] = y;
+            }
+        }
+    });
+}
+
 /// Stores a consumer's 64×256 accumulator tile `C = alpha·d (+ beta·C)` 16 bytes per store.
 ///
 /// Thread `(g, q)` (`g` = lane/4, `q` = lane%4) holds, for each 8-column block `j`, columns
@@ -184,26 +207,8 @@ unsafe fn epilogue_wide<T: Input16, const OUT_F32: bool>(
                 T::pack(d[i] * p.alpha, d[i + 1] * p.alpha)
             });
             // M[lane][seg] → M[seg][lane]: swap where lane and segment bits differ, bit 1 then 0
-            unroll!(s in [0, 1] {
-                let s = s as usize;
-                let hi = q & 2 != 0;
-                let y = shfl_xor::<2>(if hi { x[s] } else { x[s | 2] });
-                if hi {
-                    x[s] = y;
-                } else {
-                    x[s | 2] = y;
-                }
-            });
-            unroll!(s in [0, 2] {
-                let s = s as usize;
-                let hi = q & 1 != 0;
-                let y = shfl_xor::<1>(if hi { x[s] } else { x[s | 1] });
-                if hi {
-                    x[s] = y;
-                } else {
-                    x[s | 1] = y;
-                }
-            });
+            quad_swap::<2>(&mut x, q);
+            quad_swap::<1>(&mut x, q);
             // now x[w] is word w (columns 2w, 2w + 1) of segment q
             let (row, col) = (row0 + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
             let addr = at(row, col);
