@@ -729,7 +729,7 @@ fn main() -> ExitCode {
     let mut extras: Vec<&'static KernelSpec> = Vec::new();
     for name in &args.kernels {
         match tcgemm_kernels::config::find_kernel(name) {
-            Some(spec) if spec.role == Role::Gemm => {
+            Some(spec) if spec.role() == Role::Gemm => {
                 if !extras.contains(&spec) {
                     extras.push(spec);
                 }
@@ -744,7 +744,7 @@ fn main() -> ExitCode {
                 let names: Vec<&str> = ctx
                     .kernels()
                     .iter()
-                    .filter(|k| k.role == Role::Gemm)
+                    .filter(|k| k.role() == Role::Gemm)
                     .map(|k| k.name)
                     .collect();
                 eprintln!(

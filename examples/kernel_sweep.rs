@@ -67,7 +67,7 @@ fn sweep<I: Element, O: Element + cudarc::driver::ValidAsZeroBits>(
     let names: Vec<_> = ctx
         .kernels()
         .into_iter()
-        .filter(|k| k.role == Role::Gemm && k.input == I::ELEM && k.output == O::ELEM)
+        .filter(|k| k.role() == Role::Gemm && k.input == I::ELEM && k.output == O::ELEM)
         .filter(|k| std::env::var_os("SWEEP_ALL_LAYOUTS").is_some() || (!k.trans_a && !k.trans_b))
         .filter(|k| label != "tf32" || k.math == Math::MmaTf32)
         .filter(|k| label != "f32" || k.math == Math::Ffma)

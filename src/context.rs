@@ -432,7 +432,7 @@ impl Context {
         let mut functions = HashMap::new();
         let mut unavailable = HashMap::new();
         let mark = |unavailable: &mut HashMap<&'static str, String>, t: Target, why: &str| {
-            for k in KERNELS.iter().filter(|k| k.target == t) {
+            for k in KERNELS.iter().filter(|k| k.target() == t) {
                 unavailable.insert(k.name, why.to_string());
             }
         };
@@ -478,7 +478,7 @@ impl Context {
             match cuda.load_module(Ptx::from_src(src)) {
                 Ok(module) => {
                     loaded.push(t);
-                    for k in KERNELS.iter().filter(|k| k.target == t) {
+                    for k in KERNELS.iter().filter(|k| k.target() == t) {
                         let f = match module.load_function(k.name) {
                             Ok(f) => f,
                             Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => {
@@ -805,7 +805,7 @@ impl Context {
     {
         let spec = KERNELS
             .iter()
-            .find(|k| k.role == Role::Convert && k.input == S::ELEM && k.output == D::ELEM)
+            .find(|k| k.role() == Role::Convert && k.input == S::ELEM && k.output == D::ELEM)
             .ok_or_else(|| {
                 Error::Unsupported(format!(
                     "no conversion {:?} -> {:?}; tcgemm converts f32 <-> f16 and f32 <-> bf16",
@@ -887,7 +887,7 @@ impl Context {
     ) -> Result<u64> {
         let spec = KERNELS
             .iter()
-            .find(|k| k.role == Role::Ceiling && k.math == math)
+            .find(|k| k.role() == Role::Ceiling && k.math == math)
             .ok_or_else(|| {
                 Error::Unsupported(format!("no instruction-ceiling kernel for {math:?}"))
             })?;

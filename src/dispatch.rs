@@ -43,7 +43,7 @@ impl Query {
 
     /// Whether `spec` can run this query, ignoring whether it is loaded.
     pub fn matches(&self, spec: &KernelSpec) -> bool {
-        spec.role == Role::Gemm && self.matches_layout(spec) && self.maths.contains(&spec.math)
+        spec.role() == Role::Gemm && self.matches_layout(spec) && self.maths.contains(&spec.math)
     }
 }
 
@@ -235,7 +235,7 @@ pub(crate) fn no_kernel_error(
     if reasons.is_empty() {
         let others: Vec<&str> = specs
             .iter()
-            .filter(|s| s.role == Role::Gemm && q.matches_layout(s))
+            .filter(|s| s.role() == Role::Gemm && q.matches_layout(s))
             .map(|s| s.name)
             .collect();
         if others.is_empty() {
@@ -254,8 +254,8 @@ pub(crate) fn no_kernel_error(
 
 /// Checks that the kernel forced by name fits the call's element types and transposes.
 pub(crate) fn check_forced(spec: &KernelSpec, input: Elem, output: Elem, g: &Gemm) -> Result<()> {
-    if spec.role != Role::Gemm {
-        let (what, see) = match spec.role {
+    if spec.role() != Role::Gemm {
+        let (what, see) = match spec.role() {
             Role::Convert => ("an element-wise conversion", "Context::convert"),
             _ => (
                 "an instruction-ceiling microbenchmark",
@@ -293,12 +293,12 @@ pub(crate) fn check_forced(spec: &KernelSpec, input: Elem, output: Elem, g: &Gem
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcgemm_kernels::config::{GemmShape, Target, KERNELS};
+    use tcgemm_kernels::config::{Family, GemmShape, KERNELS};
 
     fn spec(name: &'static str, input: Elem, output: Elem, math: Math, rank: u32) -> KernelSpec {
         KernelSpec {
             name,
-            target: Target::Sm80,
+            family: Family::MmaSyncMultistage,
             input,
             output,
             math,
@@ -310,7 +310,6 @@ mod tests {
             threads: 128,
             min_blocks_per_sm: 1,
             smem_bytes: 0,
-            role: Role::Gemm,
             rank,
         }
     }
@@ -487,7 +486,7 @@ mod tests {
     fn hopper_alignment_hook() {
         let sm80 = spec("a", Elem::F16, Elem::F32, Math::MmaF16F32, 1);
         let sm90 = KernelSpec {
-            target: Target::Sm90a,
+            family: Family::TmaWarpSpecialized,
             ..sm80
         };
         let aligned = Ptrs {
@@ -646,8 +645,8 @@ mod tests {
             other => panic!("expected InvalidArgument {{ what: \"kernel\" }}, got {other:?}"),
         };
         // not a GEMM kernel: a ceiling microbenchmark or a conversion
-        for role in [Role::Ceiling, Role::Convert] {
-            let s = KernelSpec { role, ..t[0] };
+        for family in [Family::Ceiling, Family::Convert] {
+            let s = KernelSpec { family, ..t[0] };
             kernel_err(
                 check_forced(&s, Elem::F32, Elem::F32, &g),
                 "not a GEMM kernel",

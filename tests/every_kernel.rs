@@ -76,7 +76,7 @@ fn every_kernel_tail_and_full_shape() {
     let kernels: Vec<_> = ctx
         .kernels()
         .into_iter()
-        .filter(|k| k.role == Role::Gemm && k.name.contains(filter.as_str()))
+        .filter(|k| k.role() == Role::Gemm && k.name.contains(filter.as_str()))
         .collect();
     assert!(!kernels.is_empty(), "a GPU context with no runnable kernel");
     for spec in kernels {

@@ -352,7 +352,7 @@ fn every_fp32_kernel_by_name() {
             .kernels()
             .into_iter()
             .filter(|k| {
-                k.role == Role::Gemm
+                k.role() == Role::Gemm
                     && k.input == Elem::F32
                     && k.output == Elem::F32
                     && k.math == Math::Ffma
@@ -388,7 +388,7 @@ fn plans_for_exact_fp32() {
             );
             if name == "force_sm80" {
                 assert_eq!(
-                    k.target,
+                    k.target(),
                     Target::Sm80,
                     "[{name}] force_sm80 planned {}",
                     k.name

@@ -34,7 +34,7 @@ fn kernels<I: TestElem, O: TestElem>(ta: bool, tb: bool) -> Vec<&'static str> {
         .iter()
         .filter(|k| {
             // f16-accumulation kernels have their own test and tolerance (tol_acc16)
-            k.role == Role::Gemm
+            k.role() == Role::Gemm
                 && k.math != Math::MmaF16F16
                 && k.input == elem_of::<I>()
                 && k.output == elem_of::<O>()

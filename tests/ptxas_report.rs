@@ -47,12 +47,12 @@ fn entry_directives<'a>(ptx: &'a str, name: &str) -> Option<Vec<&'a str>> {
 fn every_listed_kernel_is_in_its_module_with_launch_bounds() {
     let mut problems = Vec::new();
     for k in KERNELS {
-        let ptx = MODULES.iter().find(|(t, _)| *t == k.target).unwrap().1;
+        let ptx = MODULES.iter().find(|(t, _)| *t == k.target()).unwrap().1;
         match entry_directives(ptx, k.name) {
             None => problems.push(format!(
                 "{} is missing from {}",
                 k.name,
-                k.target.ptx_file()
+                k.target().ptx_file()
             )),
             Some(d) => {
                 let want = [

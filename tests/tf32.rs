@@ -23,7 +23,7 @@ fn tf32_kernels(ta: bool, tb: bool) -> Vec<&'static str> {
     let v: Vec<_> = tcgemm_kernels::config::KERNELS
         .iter()
         .filter(|k| {
-            k.role == Role::Gemm
+            k.role() == Role::Gemm
                 && k.math == Math::MmaTf32
                 && k.trans_a == ta
                 && k.trans_b == tb

@@ -417,7 +417,7 @@ pub const CEILING_BLOCKS_PER_SM: u32 = 4;
 pub fn ceiling_spec(math: Math) -> Option<&'static KernelSpec> {
     tcgemm_kernels::config::KERNELS
         .iter()
-        .find(|k| k.role == Role::Ceiling && k.math == math)
+        .find(|k| k.role() == Role::Ceiling && k.math == math)
 }
 
 /// Name of the ceiling kernel for `math`, if the table has one.

@@ -215,7 +215,7 @@ impl Path {
             Path::Tf32 => spec.math == Math::MmaTf32,
             _ => true,
         };
-        spec.role == Role::Gemm
+        spec.role() == Role::Gemm
             && spec.input == i
             && spec.output == o
             && math

@@ -550,7 +550,11 @@ fn build_module(
     work: &Path,
 ) -> Result<String, BuildError> {
     let rlibs = cargo_build(opts, target)?;
-    let kernels: Vec<&KernelSpec> = opts.kernels.iter().filter(|k| k.target == target).collect();
+    let kernels: Vec<&KernelSpec> = opts
+        .kernels
+        .iter()
+        .filter(|k| k.target() == target)
+        .collect();
 
     // 1. The kernels crate's own bitcode.
     let mut crate_members = Vec::new();

@@ -89,6 +89,81 @@ impl GemmShape {
     }
 }
 
+/// The mechanism of a kernel. Everything that depends on "how the kernel works" (its module, its
+/// parameter block, whether it is persistent, which calls it can take) is a method here, so no
+/// caller tests a kernel's name, module or shape to learn it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// FP32 on CUDA cores: `fma.rn.f32`, a per-thread register tile, a two-stage shared-memory
+    /// pipeline. Any alignment.
+    CudaCore,
+    /// The seed TF32 `mma.sync` kernel (seed 000), kept as the named baseline.
+    MmaSyncSeed,
+    /// `mma.sync` tensor cores fed by a `cp.async` multistage shared-memory pipeline (TF32, FP16,
+    /// BF16). Any alignment: narrower copies where 16-byte ones are not allowed.
+    MmaSyncMultistage,
+    /// sm_90a: TMA loads into an `mbarrier` stage ring, `wgmma` consumers, one producer and two
+    /// consumer warpgroups, persistent (one CTA per SM). Needs TMA's alignment.
+    TmaWarpSpecialized,
+    /// An instruction-ceiling microbenchmark (never dispatched; takes [`CeilingParams`](crate::params::CeilingParams)).
+    Ceiling,
+    /// An element-wise conversion (never dispatched; takes [`ConvertParams`](crate::params::ConvertParams)).
+    Convert,
+}
+
+/// The parameter block an entry point takes by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamsKind {
+    /// [`GemmParams`](crate::params::GemmParams).
+    Gemm,
+    /// [`TmaParams`](crate::params::TmaParams): A's and B's tensor maps, then `GemmParams`.
+    Tma,
+    /// [`CeilingParams`](crate::params::CeilingParams).
+    Ceiling,
+    /// [`ConvertParams`](crate::params::ConvertParams).
+    Convert,
+}
+
+impl Family {
+    /// The module that carries the family's kernels.
+    pub const fn target(self) -> Target {
+        match self {
+            Family::TmaWarpSpecialized => Target::Sm90a,
+            _ => Target::Sm80,
+        }
+    }
+
+    /// GEMM or utility.
+    pub const fn role(self) -> Role {
+        match self {
+            Family::Ceiling => Role::Ceiling,
+            Family::Convert => Role::Convert,
+            _ => Role::Gemm,
+        }
+    }
+
+    /// The kernel's single by-value argument.
+    pub const fn params(self) -> ParamsKind {
+        match self {
+            Family::TmaWarpSpecialized => ParamsKind::Tma,
+            Family::Ceiling => ParamsKind::Ceiling,
+            Family::Convert => ParamsKind::Convert,
+            _ => ParamsKind::Gemm,
+        }
+    }
+
+    /// One CTA per SM walking the work items (`tile + z·tiles`), instead of one CTA per tile.
+    pub const fn persistent(self) -> bool {
+        matches!(self, Family::TmaWarpSpecialized)
+    }
+
+    /// Operands arrive through TMA tensor maps: 16-byte-aligned bases, leading dimensions and
+    /// batch strides are required.
+    pub const fn needs_tma(self) -> bool {
+        matches!(self, Family::TmaWarpSpecialized)
+    }
+}
+
 /// What an entry point is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -124,8 +199,8 @@ pub const fn ceiling_flops_per_trip(math: Math, threads: u32) -> u64 {
 pub struct KernelSpec {
     /// PTX symbol, dispatch key, bench id and test name.
     pub name: &'static str,
-    /// Module that carries it.
-    pub target: Target,
+    /// The mechanism: which body, which module, which parameter block, which launch rules.
+    pub family: Family,
     /// Element type of A and B.
     pub input: Elem,
     /// Element type of C.
@@ -148,11 +223,21 @@ pub struct KernelSpec {
     pub min_blocks_per_sm: u32,
     /// Dynamic shared memory per block, bytes.
     pub smem_bytes: u32,
-    /// GEMM kernel or microbenchmark.
-    pub role: Role,
     /// Dispatch preference among kernels that can run the same call: the highest rank wins.
     /// Baselines kept for comparison (e.g. the seed TF32 kernel) have a lower rank.
     pub rank: u32,
+}
+
+impl KernelSpec {
+    /// The module that carries it.
+    pub const fn target(&self) -> Target {
+        self.family.target()
+    }
+
+    /// GEMM kernel or utility.
+    pub const fn role(&self) -> Role {
+        self.family.role()
+    }
 }
 
 /// Dynamic shared memory of the FP32 SGEMM kernels: 2 stages × (A, B) × `8 × (128+4)` floats.
@@ -174,7 +259,7 @@ const fn max_u32(a: u32, b: u32) -> u32 {
 const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
     KernelSpec {
         name,
-        target: Target::Sm80,
+        family: Family::CudaCore,
         input: Elem::F32,
         output: Elem::F32,
         math: Math::Ffma,
@@ -188,7 +273,6 @@ const fn sgemm(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
         // both carry 64-bit k-strides) needs 141 and spills 24 B under that cap: it runs 1 block/SM.
         min_blocks_per_sm: if trans_a && !trans_b { 1 } else { 2 },
         smem_bytes: SGEMM_SMEM,
-        role: Role::Gemm,
         rank: 10,
     }
 }
@@ -199,6 +283,7 @@ const fn tf32_seed(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSp
         warp: GemmShape::new(32, 64, 8),
         stages: 2,
         smem_bytes: TF32_SEED_SMEM,
+        family: Family::MmaSyncSeed,
         // the baseline: only taken when asked for by name
         rank: 1,
         ..mma_tf32_128x128(name, trans_a, trans_b)
@@ -230,7 +315,7 @@ const fn mma16_128x128(
 ) -> KernelSpec {
     KernelSpec {
         name,
-        target: Target::Sm80,
+        family: Family::MmaSyncMultistage,
         input,
         output,
         math,
@@ -242,7 +327,6 @@ const fn mma16_128x128(
         threads: 256,
         min_blocks_per_sm: 2,
         smem_bytes: mma16_smem(128, 128, 32, 4),
-        role: Role::Gemm,
         rank: 10,
     }
 }
@@ -273,7 +357,7 @@ const fn mma16_128x256(
 const fn ceiling(name: &'static str, input: Elem, math: Math) -> KernelSpec {
     KernelSpec {
         name,
-        target: Target::Sm80,
+        family: Family::Ceiling,
         input,
         output: Elem::F32,
         math,
@@ -285,7 +369,6 @@ const fn ceiling(name: &'static str, input: Elem, math: Math) -> KernelSpec {
         threads: 256,
         min_blocks_per_sm: 2,
         smem_bytes: 0,
-        role: Role::Ceiling,
         rank: 0,
     }
 }
@@ -320,7 +403,7 @@ const fn mma_tf32_128x256(name: &'static str, trans_a: bool, trans_b: bool) -> K
 const fn mma_tf32_128x128(name: &'static str, trans_a: bool, trans_b: bool) -> KernelSpec {
     KernelSpec {
         name,
-        target: Target::Sm80,
+        family: Family::MmaSyncMultistage,
         input: Elem::F32,
         output: Elem::F32,
         math: Math::MmaTf32,
@@ -332,14 +415,13 @@ const fn mma_tf32_128x128(name: &'static str, trans_a: bool, trans_b: bool) -> K
         threads: 256,
         min_blocks_per_sm: 2,
         smem_bytes: mma_tf32_smem(128, 128, 3),
-        role: Role::Gemm,
         rank: 10,
     }
 }
 
 const fn convert(name: &'static str, input: Elem, output: Elem) -> KernelSpec {
     KernelSpec {
-        role: Role::Convert,
+        family: Family::Convert,
         input,
         output,
         min_blocks_per_sm: 4,
@@ -394,7 +476,7 @@ const fn hopper(
 ) -> KernelSpec {
     KernelSpec {
         name,
-        target: Target::Sm90a,
+        family: Family::TmaWarpSpecialized,
         input,
         output,
         math,
@@ -407,7 +489,6 @@ const fn hopper(
         threads: 384,
         min_blocks_per_sm: 1,
         smem_bytes: hopper_smem(4),
-        role: Role::Gemm,
         rank: 30,
     }
 }
@@ -1017,7 +1098,7 @@ pub const KERNELS: &[KernelSpec] = &[
 /// assert!(!uses_tma_params(find_kernel("sgemm_nn_128x128x8_t8x8_s2").unwrap()));
 /// ```
 pub const fn uses_tma_params(spec: &KernelSpec) -> bool {
-    matches!(spec.target, Target::Sm90a) && matches!(spec.role, Role::Gemm)
+    matches!(spec.family.params(), ParamsKind::Tma)
 }
 
 /// Looks a kernel up by its name.

@@ -117,3 +117,46 @@ pub struct TmaParams {
     /// Everything else.
     pub p: GemmParams,
 }
+
+/// The single kernel argument of the element-wise conversion kernels: `dst[i] = convert(src[i])`
+/// for `i < len`.
+///
+/// ```
+/// use tcgemm_kernels::params::ConvertParams;
+/// assert_eq!(core::mem::size_of::<ConvertParams>(), 32);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ConvertParams {
+    /// Address of the source elements.
+    pub src: u64,
+    /// Address of the destination elements.
+    pub dst: u64,
+    /// Number of elements.
+    pub len: u64,
+    /// Source and destination allow 16-byte vector accesses (1) or not (0).
+    pub vector: u32,
+    /// Padding to 8 bytes.
+    pub _pad: u32,
+}
+
+/// The single kernel argument of the instruction-ceiling kernels.
+///
+/// ```
+/// use tcgemm_kernels::params::CeilingParams;
+/// assert_eq!(core::mem::size_of::<CeilingParams>(), 24);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CeilingParams {
+    /// Address of the output: one f32 per launched thread (keeps every chain live).
+    pub out: u64,
+    /// Loop trips; each trip issues `8 × UNROLL` instructions per thread (FFMA) or per warp (MMA).
+    pub trips: u32,
+    /// Seed of the operand values (MMA ceilings).
+    pub seed: u32,
+    /// FFMA ceiling: the multiplier and addend of every chain.
+    pub x: f32,
+    /// FFMA ceiling: the addend.
+    pub y: f32,
+}
