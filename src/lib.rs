@@ -7,8 +7,10 @@
 //!
 //! - [`Gemm`] describes a call (shapes, transposes, leading dimensions, batch strides, scalars,
 //!   [`Precision`]); [`Gemm::validate`] checks it against buffer lengths on the CPU.
-//! - [`Context`] owns a device, a stream and the loaded kernels; [`Context::gemm`] validates,
-//!   picks a kernel ([`Context::plan`]) and enqueues it without waiting.
+//! - [`Context`] owns a device, a stream and the loaded kernels; [`Context::gemm`] resolves the
+//!   call into a [`Problem`], picks a kernel that [`can_implement`] it, enqueues it without
+//!   waiting and returns the [`Plan`] it ran. [`Context::plan`] and [`Context::plan_for`] say the
+//!   same without launching; [`Context::gemm_raw`] takes raw device pointers.
 //! - Every failure is an [`Error`] whose message says what to change; a machine without CUDA
 //!   gets [`Error::NoDevice`], never a panic.
 //!
@@ -27,17 +29,32 @@
 //! ```
 #![deny(missing_docs)]
 
+mod calls;
+mod ceiling;
 pub mod context;
+mod convert;
 mod dispatch;
+mod driver;
 pub mod element;
 pub mod error;
 pub mod gemm;
 mod launch;
+mod modules;
+mod plan;
+mod problem;
 pub mod ptx;
+mod raw;
+mod rules;
+#[cfg(test)]
+mod test_support;
 mod tma;
 
-pub use context::{Capabilities, Context, ContextOptions, Plan};
+pub use context::{Capabilities, Context, ContextOptions};
 pub use element::Element;
 pub use error::{Error, Result};
 pub use gemm::{Gemm, Precision};
-pub use tcgemm_kernels::config::{Elem, KernelSpec, Math, Role, Target};
+pub use plan::Plan;
+pub use problem::{Alignment, Operand, OperandLayout, Problem};
+pub use raw::RawBuffer;
+pub use rules::{can_implement, OperandPart, Reason};
+pub use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math, Role, Target};

@@ -161,12 +161,12 @@ pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec) -> Result<TmaParams> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcgemm_kernels::config::{uses_tma_params, KERNELS};
+    use tcgemm_kernels::config::KERNELS;
 
     fn spec() -> &'static KernelSpec {
         KERNELS
             .iter()
-            .find(|k| uses_tma_params(k) && !k.trans_a && k.trans_b)
+            .find(|k| k.family.needs_tma() && !k.trans_a && k.trans_b)
             .unwrap()
     }
 
@@ -214,7 +214,7 @@ mod tests {
         let p = packed_100x130x70();
         let nn = KERNELS
             .iter()
-            .find(|k| uses_tma_params(k) && !k.trans_a && !k.trans_b && k.input == Elem::F16)
+            .find(|k| k.family.needs_tma() && !k.trans_a && !k.trans_b && k.input == Elem::F16)
             .unwrap();
         let b = OperandMap::of(&p, nn, false);
         assert!(b.mn_major);
@@ -229,7 +229,7 @@ mod tests {
         let p = packed_100x130x70();
         for spec in KERNELS
             .iter()
-            .filter(|k| uses_tma_params(k) && k.input == Elem::F32)
+            .filter(|k| k.family.needs_tma() && k.input == Elem::F32)
         {
             let (a, b) = (
                 OperandMap::of(&p, spec, true),

@@ -1,0 +1,273 @@
+//! The GEMM calls of a [`Context`]: [`Context::plan`], [`Context::plan_for`], [`Context::gemm`] and
+//! [`Context::gemm_with_kernel`].
+//!
+//! Each resolves one [`Problem`] at its top (precision, then the lengths, then the buffers'
+//! device and addresses), picks or checks the kernel against it, and launches from it.
+
+use crate::context::Context;
+use crate::dispatch;
+use crate::element::Element;
+use crate::error::{invalid, Result};
+use crate::gemm::Gemm;
+use crate::launch;
+use crate::plan::Plan;
+use crate::problem::{peek_addresses, Addresses, Problem, Signature};
+use crate::rules::{check_operands, check_signature, Reason};
+use cudarc::driver::sys::CUstream;
+use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceSlice};
+use tcgemm_kernels::config::{find_kernel, KernelSpec, KERNELS};
+
+/// The argument error for a kernel named by the caller that cannot compute the call.
+fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
+    invalid("kernel", format!("kernel `{}`: {why}", spec.name))
+}
+
+impl Context {
+    /// The kernel dispatch picks for `problem`: the best loaded kernel that
+    /// [`can_implement`](crate::can_implement) it.
+    pub(crate) fn select(&self, problem: &Problem) -> Result<&'static KernelSpec> {
+        let sms = self.capabilities().sm_count;
+        dispatch::select(KERNELS, problem, Some(sms), |s| {
+            self.can_run(s, problem).is_ok()
+        })
+        .ok_or_else(|| {
+            dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
+                self.why_unusable(s, problem)
+            })
+        })
+    }
+
+    /// Which kernel [`Context::gemm`] would run for `g` with `I` inputs and `O` output, and its
+    /// launch shape; launches nothing. Assumes buffers aligned like fresh allocations: a view at
+    /// an unaligned offset may steer `gemm` away from a kernel that needs alignment, so
+    /// [`Context::plan_for`] (with the buffers) is the one that names the kernel `gemm` will run.
+    ///
+    /// # Errors
+    /// As [`Context::gemm`], without the buffer checks.
+    ///
+    /// ```no_run
+    /// use tcgemm::{Context, Gemm};
+    /// let ctx = Context::new(0)?;
+    /// let plan = ctx.plan::<f32, f32>(&Gemm::new(4096, 4096, 4096).trans_b(true))?;
+    /// assert!(plan.kernel.trans_b);
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn plan<I: Element, O: Element>(&self, g: &Gemm) -> Result<Plan> {
+        let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
+        let problem = Problem::resolve(g, sig, g.required_lens()?)?;
+        let spec = self.select(&problem)?;
+        Plan::for_kernel(spec, &problem, self.capabilities().sm_count)
+    }
+
+    /// Which kernel [`Context::gemm`] runs for `g` on these buffers, and its launch shape;
+    /// launches nothing. Unlike [`Context::plan`] it sees the buffers' addresses, so a view at an
+    /// offset that is not 16-byte aligned reports the kernel that really runs. For a call with no
+    /// output it plans a grid with a zero extent (and `gemm` launches nothing).
+    ///
+    /// # Errors
+    /// As [`Context::gemm`].
+    ///
+    /// ```no_run
+    /// use tcgemm::{Context, Gemm};
+    /// let ctx = Context::new(0)?;
+    /// let s = ctx.stream();
+    /// let g = Gemm::new(256, 256, 256);
+    /// let a = s.alloc_zeros::<half::f16>(1 + 256 * 256)?;
+    /// let b = s.alloc_zeros::<half::f16>(256 * 256)?;
+    /// let c = s.alloc_zeros::<f32>(256 * 256)?;
+    /// // A starts 2 bytes into its allocation: no TMA kernel can read it
+    /// let plan = ctx.plan_for::<half::f16, f32, _, _, _>(&g, &a.slice(1..), &b, &c)?;
+    /// assert!(!plan.kernel.family.needs_tma());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn plan_for<I, O, A, B, C>(&self, g: &Gemm, a: &A, b: &B, c: &C) -> Result<Plan>
+    where
+        I: Element,
+        O: Element,
+        A: DevicePtr<I>,
+        B: DevicePtr<I>,
+        C: DevicePtr<O>,
+    {
+        let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
+        let mut problem = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
+        if !problem.is_empty() {
+            self.check_buffers(a, b, c)?;
+            problem = problem.at(peek_addresses(a, b, c));
+        }
+        let spec = self.select(&problem)?;
+        Plan::for_kernel(spec, &problem, self.capabilities().sm_count)
+    }
+
+    /// Enqueues `C = alpha·op(A)·op(B) + beta·C` (batched as `g` says) on [`Context::stream`] with
+    /// the kernel dispatch picks for these buffers ([`Context::plan_for`]); returns the [`Plan`]
+    /// it launched without waiting for the GPU, or `None` when `m`, `n` or `batch` is zero (nothing
+    /// is launched).
+    ///
+    /// `g` is checked against the buffers' lengths first ([`Gemm::validate`]). With `k == 0` or
+    /// `alpha == 0` A and B are not read and the kernel computes `C = beta·C`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a precision the inputs do not
+    /// have, element types or a precision no kernel implements (the message lists those that
+    /// exist), a description that does not fit the buffers, or a buffer of another device;
+    /// [`Error::Unsupported`](crate::Error::Unsupported) when no kernel loaded on this context
+    /// serves the call; [`Error::Driver`](crate::Error::Driver) when the launch fails.
+    ///
+    /// ```no_run
+    /// use half::f16;
+    /// use tcgemm::{Context, Gemm};
+    /// let ctx = Context::new(0)?;
+    /// let s = ctx.stream();
+    /// // C (f32, 64×32) = A (f16, stored 128×64, i.e. transposed) · B (f16, 128×32), 8 times.
+    /// let g = Gemm::new(64, 32, 128).trans_a(true).batch(8);
+    /// let (la, lb, lc) = g.required_lens()?;
+    /// let a = s.clone_htod(&vec![f16::ONE; la])?;
+    /// let b = s.clone_htod(&vec![f16::ONE; lb])?;
+    /// let mut c = s.alloc_zeros::<f32>(lc)?;
+    /// let plan = ctx.gemm(&g, &a, &b, &mut c)?.expect("a call with output launches");
+    /// println!("ran {}", plan.kernel.name);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gemm<I, O, A, B, C>(&self, g: &Gemm, a: &A, b: &B, c: &mut C) -> Result<Option<Plan>>
+    where
+        I: Element,
+        O: Element,
+        A: DevicePtr<I>,
+        B: DevicePtr<I>,
+        C: DevicePtrMut<O>,
+    {
+        let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
+        let problem = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
+        if problem.is_empty() {
+            return Ok(None);
+        }
+        self.check_buffers(a, b, c)?;
+        self.with_addresses(a, b, c, |addrs| {
+            let problem = problem.at(addrs);
+            let spec = self.select(&problem)?;
+            // SAFETY: `problem` was validated against these buffers, whose stream guards
+            // `with_addresses` holds across the launch on this context's stream.
+            unsafe { self.launch_problem(spec, &problem, self.stream().cu_stream()) }.map(Some)
+        })
+    }
+
+    /// [`Context::gemm`] with the kernel named `kernel` instead of the one dispatch picks (tests
+    /// and benchmarks). `g.precision` is ignored: the kernel's math is used.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) `kernel` when no kernel has that
+    /// name, or it is not a GEMM kernel, or its element types or transposes differ from the call's
+    /// (checked first), or a rule of its family refuses the call (the message says which,
+    /// [`can_implement`](crate::can_implement)); [`Error::Unsupported`](crate::Error::Unsupported)
+    /// when it is not runnable on this context (module not loaded, missing from the module, too
+    /// much shared memory); otherwise as [`Context::gemm`].
+    ///
+    /// ```no_run
+    /// use tcgemm::{Context, Gemm};
+    /// let ctx = Context::new(0)?;
+    /// let s = ctx.stream();
+    /// let a = s.clone_htod(&vec![1.0f32; 64 * 64])?;
+    /// let b = s.clone_htod(&vec![1.0f32; 64 * 64])?;
+    /// let mut c = s.alloc_zeros::<f32>(64 * 64)?;
+    /// let name = ctx.plan::<f32, f32>(&Gemm::new(64, 64, 64))?.kernel.name;
+    /// ctx.gemm_with_kernel(name, &Gemm::new(64, 64, 64), &a, &b, &mut c)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gemm_with_kernel<I, O, A, B, C>(
+        &self,
+        kernel: &str,
+        g: &Gemm,
+        a: &A,
+        b: &B,
+        c: &mut C,
+    ) -> Result<Option<Plan>>
+    where
+        I: Element,
+        O: Element,
+        A: DevicePtr<I>,
+        B: DevicePtr<I>,
+        C: DevicePtrMut<O>,
+    {
+        let spec = find_kernel(kernel).ok_or_else(|| {
+            invalid(
+                "kernel",
+                format!("no kernel named `{kernel}` in this build; Context::kernels() lists the runnable ones"),
+            )
+        })?;
+        let sig = Signature::any_math(g, I::ELEM, O::ELEM);
+        check_signature(spec, &sig).map_err(|why| kernel_refused(spec, why))?;
+        self.require_loaded(spec)?;
+        let problem = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
+        if problem.is_empty() {
+            return Ok(None);
+        }
+        self.check_buffers(a, b, c)?;
+        self.with_addresses(a, b, c, |addrs| {
+            let problem = problem.at(addrs);
+            check_operands(spec, &problem).map_err(|why| kernel_refused(spec, why))?;
+            // SAFETY: as in `gemm`.
+            unsafe { self.launch_problem(spec, &problem, self.stream().cu_stream()) }.map(Some)
+        })
+    }
+
+    /// Checks that A, B and C live on this context's device.
+    fn check_buffers<T, U>(
+        &self,
+        a: &impl DeviceSlice<T>,
+        b: &impl DeviceSlice<T>,
+        c: &impl DeviceSlice<U>,
+    ) -> Result<()> {
+        self.check_buffer("a", a)?;
+        self.check_buffer("b", b)?;
+        self.check_buffer("c", c)
+    }
+
+    /// Runs `f` with the device addresses of A, B and C. The stream guards cudarc returns with
+    /// them live until `f` (which launches) has returned, so they record the kernel's reads of A
+    /// and B and its write of C for cross-stream ordering.
+    fn with_addresses<I, O, A, B, C, R>(
+        &self,
+        a: &A,
+        b: &B,
+        c: &mut C,
+        f: impl FnOnce(Addresses) -> R,
+    ) -> R
+    where
+        I: Element,
+        O: Element,
+        A: DevicePtr<I>,
+        B: DevicePtr<I>,
+        C: DevicePtrMut<O>,
+    {
+        let stream = self.stream();
+        let (pa, _read_a) = a.device_ptr(stream);
+        let (pb, _read_b) = b.device_ptr(stream);
+        let (pc, _write_c) = c.device_ptr_mut(stream);
+        f(Addresses {
+            a: pa,
+            b: pb,
+            c: pc,
+        })
+    }
+
+    /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on
+    /// `stream`.
+    ///
+    /// # Safety
+    /// `problem`'s addresses point into live device buffers of this context that it was validated
+    /// against, which stay allocated and are not written by anyone else until the kernel
+    /// completes; `stream` is a live stream of this context.
+    pub(crate) unsafe fn launch_problem(
+        &self,
+        spec: &'static KernelSpec,
+        problem: &Problem,
+        stream: CUstream,
+    ) -> Result<Plan> {
+        let func = self.function(spec, "kernel")?;
+        let plan = Plan::for_kernel(spec, problem, self.capabilities().sm_count)?;
+        // SAFETY: `func` is the entry point named `spec.name`, loaded in this context; the
+        // caller's contract covers the buffers and the stream.
+        unsafe { launch::launch_gemm(self.cuda(), stream, func, &plan, problem) }?;
+        Ok(plan)
+    }
+}

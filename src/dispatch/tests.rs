@@ -1,0 +1,315 @@
+use super::*;
+use crate::test_support::{problem, spec, table};
+use tcgemm_kernels::config::{GemmShape, KERNELS};
+
+fn pick<'a>(
+    t: &'a [KernelSpec],
+    p: &Problem,
+    usable: impl Fn(&KernelSpec) -> bool,
+) -> Option<&'a str> {
+    select(t, p, None, usable).map(|s| s.name)
+}
+
+fn f32_problem(g: &Gemm, tf32: bool) -> Problem {
+    problem(g, Elem::F32, Elem::F32, tf32)
+}
+
+#[test]
+fn precision_resolution() {
+    use Precision::*;
+    assert_eq!(maths_for(Elem::F32, Default, false).unwrap(), &[Math::Ffma]);
+    assert_eq!(
+        maths_for(Elem::F32, Default, true).unwrap(),
+        &[Math::MmaTf32, Math::Ffma]
+    );
+    assert_eq!(maths_for(Elem::F32, Exact, true).unwrap(), &[Math::Ffma]);
+    assert_eq!(maths_for(Elem::F32, Tf32, false).unwrap(), &[Math::MmaTf32]);
+    for p in [Default, Exact] {
+        for tf32 in [false, true] {
+            assert_eq!(maths_for(Elem::F16, p, tf32).unwrap(), &[Math::MmaF16F32]);
+            assert_eq!(maths_for(Elem::Bf16, p, tf32).unwrap(), &[Math::MmaBf16F32]);
+        }
+    }
+    for e in [Elem::F16, Elem::Bf16] {
+        let err = maths_for(e, Tf32, true).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::InvalidArgument {
+                    what: "precision",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn highest_rank_wins_first_on_tie() {
+    let t = table();
+    let p = f32_problem(&Gemm::new(8, 8, 8), false);
+    assert_eq!(pick(&t, &p, |_| true), Some("ffma_high"));
+    // Unusable candidates are skipped.
+    assert_eq!(
+        pick(&t, &p, |s| s.name != "ffma_high"),
+        Some("ffma_high_too")
+    );
+    assert_eq!(pick(&t, &p, |s| s.name == "ffma_low"), Some("ffma_low"));
+    assert_eq!(pick(&t, &p, |_| false), None);
+}
+
+#[test]
+fn transposes_must_match() {
+    let t = table();
+    let p = f32_problem(&Gemm::new(8, 8, 8).trans_b(true), false);
+    assert_eq!(pick(&t, &p, |_| true), Some("ffma_nt"));
+    let p = f32_problem(&Gemm::new(8, 8, 8).trans_a(true), false);
+    assert_eq!(pick(&t, &p, |_| true), None);
+}
+
+#[test]
+fn tf32_allowed_rank_decides_across_maths() {
+    let t = table();
+    let g = Gemm::new(8, 8, 8);
+    let p = f32_problem(&g, true);
+    assert_eq!(pick(&t, &p, |_| true), Some("tf32_main")); // rank 20 > 10
+                                                           // No TF32 kernel usable: Default falls back to exact FP32.
+    let no_tf32 = |s: &KernelSpec| s.math != Math::MmaTf32;
+    assert_eq!(pick(&t, &p, no_tf32), Some("ffma_high"));
+    // A low-rank TF32 baseline does not displace a better exact kernel...
+    let seed_only = |s: &KernelSpec| s.name != "tf32_main";
+    assert_eq!(pick(&t, &p, seed_only), Some("ffma_high"));
+    // ...but wins over an exact kernel of lower rank, and on equal rank TF32 is preferred.
+    let low = |s: &KernelSpec| s.name == "tf32_seed" || s.name == "ffma_low";
+    let t2: Vec<KernelSpec> = t
+        .iter()
+        .map(|s| KernelSpec {
+            rank: if s.name == "tf32_seed" { 5 } else { s.rank },
+            ..*s
+        })
+        .collect();
+    assert_eq!(pick(&t2, &p, low), Some("tf32_seed"));
+    assert_eq!(pick(&t2, &f32_problem(&g, false), low), Some("ffma_low"));
+    // Explicit Tf32 takes the best TF32 kernel, however low its rank, and never falls back.
+    let p = f32_problem(&g.precision(Precision::Tf32), false);
+    assert_eq!(pick(&t, &p, |_| true), Some("tf32_main"));
+    assert_eq!(pick(&t, &p, seed_only), Some("tf32_seed"));
+    assert_eq!(pick(&t, &p, no_tf32), None);
+    // Exact never takes TF32, even if allowed.
+    let p = f32_problem(&g.precision(Precision::Exact), true);
+    assert_eq!(pick(&t, &p, |_| true), Some("ffma_high"));
+}
+
+#[test]
+fn half_inputs_take_f32_accumulation_only() {
+    let t = table();
+    let g = Gemm::new(8, 8, 8);
+    let p = problem(&g, Elem::F16, Elem::F16, false);
+    assert_eq!(pick(&t, &p, |_| true), Some("h_f32acc")); // not the rank-99 f16-acc one
+    let p = problem(&g, Elem::F16, Elem::F32, false);
+    assert_eq!(pick(&t, &p, |_| true), Some("h_to_f32"));
+    let p = problem(&g, Elem::Bf16, Elem::F32, false);
+    assert_eq!(pick(&t, &p, |_| true), Some("bf_to_f32"));
+    let p = problem(&g, Elem::Bf16, Elem::Bf16, false);
+    assert_eq!(pick(&t, &p, |_| true), None);
+}
+
+#[test]
+fn no_kernel_error_explains() {
+    let t = table();
+    let g = Gemm::new(8, 8, 8);
+    let p = problem(&g, Elem::Bf16, Elem::Bf16, false);
+    let s = no_kernel_error(&t, p.signature(), |_| unreachable!()).to_string();
+    assert!(
+        s.starts_with("unsupported: no kernel for Bf16 -> Bf16"),
+        "{s}"
+    );
+    assert!(s.contains("no kernel for these element types"), "{s}");
+    let p = f32_problem(&g, false);
+    let s = no_kernel_error(&t, p.signature(), |sp| format!("{} not loaded", sp.name)).to_string();
+    assert!(s.contains("`ffma_high`: ffma_high not loaded"), "{s}");
+    assert!(!s.contains("tf32_main"), "{s}");
+    // Only kernels of another math: suggest another precision.
+    let ffma_only: Vec<KernelSpec> = t.iter().copied().filter(|s| s.math == Math::Ffma).collect();
+    let p = f32_problem(&g.precision(Precision::Tf32), false);
+    let s = no_kernel_error(&ffma_only, p.signature(), |_| unreachable!()).to_string();
+    assert!(s.contains("choose another Precision"), "{s}");
+}
+
+#[test]
+fn real_table_serves_fp32_all_layouts() {
+    for ta in [false, true] {
+        for tb in [false, true] {
+            let g = Gemm::new(8, 8, 8).trans_a(ta).trans_b(tb);
+            let s = select(KERNELS, &f32_problem(&g, false), None, |_| true)
+                .expect("an FP32 kernel for every layout");
+            assert_eq!((s.trans_a, s.trans_b, s.math), (ta, tb, Math::Ffma));
+        }
+    }
+}
+
+#[test]
+fn size_aware_selection_prefers_filling_the_gpu() {
+    let mut big = spec("big_tile", Elem::F16, Elem::F32, Math::MmaF16F32, 20);
+    big.block = GemmShape::new(128, 256, 32);
+    big.min_blocks_per_sm = 1;
+    let mut small = spec("small_tile", Elem::F16, Elem::F32, Math::MmaF16F32, 10);
+    small.block = GemmShape::new(128, 128, 32);
+    small.min_blocks_per_sm = 2;
+    let t = vec![big, small];
+    let pick = |m: usize, n: usize| {
+        let p = problem(&Gemm::new(m, n, 64), Elem::F16, Elem::F32, false);
+        select(&t, &p, Some(132), |_| true).unwrap().name
+    };
+    assert_eq!(pick(8192, 8192), "big_tile"); // both fill: rank
+    assert_eq!(pick(2048, 2048), "big_tile"); // 128 and 256 blocks on 132 SMs: both ≥ 75%
+    assert_eq!(pick(1024, 1024), "small_tile"); // 32 vs 64 blocks: the fuller one
+    let p = problem(&Gemm::new(1024, 1024, 1), Elem::F16, Elem::F32, false);
+    assert_eq!(fill_percent(&t[0], &p, 132), 24);
+}
+
+#[test]
+fn size_aware_selection_avoids_padding() {
+    let mut big = spec("big", Elem::F16, Elem::F32, Math::MmaF16F32, 10);
+    big.block = GemmShape::new(128, 128, 32);
+    let mut small = spec("small", Elem::F16, Elem::F32, Math::MmaF16F32, 3);
+    small.block = GemmShape::new(64, 64, 32);
+    let t = vec![big, small];
+    let pick = |g: Gemm| {
+        let p = problem(&g, Elem::F16, Elem::F32, false);
+        select(&t, &p, Some(132), |_| true).unwrap().name
+    };
+    assert_eq!(pick(Gemm::new(64, 64, 64).batch(1000)), "small"); // 2 tenths vs 10
+    assert_eq!(pick(Gemm::new(4096, 4096, 64)), "big"); // no padding either way: rank
+    assert_eq!(pick(Gemm::new(1921, 1023, 517)), "big"); // 0.93 vs 0.96: both 9 tenths
+    let p = problem(&Gemm::new(64, 64, 1), Elem::F16, Elem::F32, false);
+    assert_eq!(tile_efficiency_tenths(&t[0], &p), 2);
+    assert_eq!(tile_efficiency_tenths(&t[1], &p), 10);
+}
+
+// docs/errors.md rows checked in this module.
+
+#[test]
+fn f16_accumulation_with_other_inputs_is_an_invalid_precision() {
+    for e in [Elem::F32, Elem::Bf16] {
+        for tf32 in [false, true] {
+            let err = maths_for(e, Precision::F16Accumulate, tf32).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::InvalidArgument {
+                        what: "precision",
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            assert!(err.to_string().contains("F16Accumulate"), "{err}");
+        }
+    }
+    // signature (the first step of Context::plan and Context::gemm) reports it, for either
+    // precision an input type does not have.
+    for (p, input) in [
+        (Precision::F16Accumulate, Elem::F32),
+        (Precision::Tf32, Elem::F16),
+        (Precision::Tf32, Elem::Bf16),
+    ] {
+        let g = Gemm::new(8, 8, 8).precision(p);
+        let err = signature(KERNELS, &g, input, Elem::F32, true).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::InvalidArgument {
+                    what: "precision",
+                    ..
+                }
+            ),
+            "{p:?} with {input:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn element_types_without_a_kernel_are_invalid_and_name_those_that_exist() {
+    let t = table();
+    let g = Gemm::new(8, 8, 8);
+    for (i, o) in [(Elem::Bf16, Elem::Bf16), (Elem::F32, Elem::F16)] {
+        match signature(&t, &g, i, o, false) {
+            Err(Error::InvalidArgument { what, why }) => {
+                assert_eq!(what, "element types", "{why}");
+                assert!(
+                    why.contains(&format!("no kernel for {i:?} -> {o:?}")),
+                    "{why}"
+                );
+                assert!(why.contains("no kernel for these element types"), "{why}");
+                assert!(why.contains("F32 -> F32 (Default, Exact, Tf32)"), "{why}");
+                assert!(
+                    why.contains("F16 -> F16 (Default, Exact, F16Accumulate)"),
+                    "{why}"
+                );
+            }
+            other => panic!("{i:?} -> {o:?}: expected InvalidArgument, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn precision_without_a_kernel_for_the_types_is_invalid() {
+    let t = table();
+    let g = Gemm::new(8, 8, 8).precision(Precision::F16Accumulate);
+    // f16 accumulation exists only with f16 output
+    match signature(&t, &g, Elem::F16, Elem::F32, false) {
+        Err(Error::InvalidArgument { what, why }) => {
+            assert_eq!(what, "precision", "{why}");
+            assert!(why.contains("choose another Precision"), "{why}");
+            assert!(why.contains("F16 -> F32 (Default, Exact)"), "{why}");
+        }
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+    assert!(signature(&t, &g, Elem::F16, Elem::F16, false).is_ok());
+    // a table without TF32 kernels: Tf32 is invalid, Default without TF32 fine
+    let ffma_only: Vec<KernelSpec> = t
+        .iter()
+        .copied()
+        .filter(|s| s.math != Math::MmaTf32)
+        .collect();
+    let tf32 = Gemm::new(8, 8, 8).precision(Precision::Tf32);
+    assert!(signature(&ffma_only, &tf32, Elem::F32, Elem::F32, false).is_err());
+    let s = signature(&ffma_only, &Gemm::new(8, 8, 8), Elem::F32, Elem::F32, true).unwrap();
+    assert_eq!(s.maths, Some(&[Math::MmaTf32, Math::Ffma][..]));
+}
+
+#[test]
+fn real_table_combinations() {
+    let c = combinations(KERNELS);
+    assert!(c.starts_with("F32 -> F32 (Default, Exact, Tf32)"), "{c}");
+    assert!(
+        c.contains("F16 -> F16 (Default, Exact, F16Accumulate)"),
+        "{c}"
+    );
+    assert!(!c.contains("Convert"), "{c}");
+}
+
+#[test]
+fn no_kernel_for_the_query_is_unsupported() {
+    let t = table();
+    let g = Gemm::new(8, 8, 8);
+    // element types without a kernel; another math only; candidates that cannot run
+    let cases = [
+        (problem(&g, Elem::Bf16, Elem::Bf16, false), t.clone()),
+        (
+            f32_problem(&g.precision(Precision::Tf32), false),
+            t.iter().copied().filter(|s| s.math == Math::Ffma).collect(),
+        ),
+        (f32_problem(&g, false), t.clone()),
+    ];
+    for (p, specs) in cases {
+        let e = no_kernel_error(&specs, p.signature(), |s| format!("{} not loaded", s.name));
+        assert!(matches!(e, Error::Unsupported(_)), "{e:?}");
+        assert!(
+            e.to_string().starts_with("unsupported: no kernel for"),
+            "{e}"
+        );
+    }
+}

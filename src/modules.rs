@@ -1,0 +1,215 @@
+//! Loading tcgemm's PTX modules and kernel functions into a context, and recording why each kernel
+//! of the table that is not runnable is not.
+
+use crate::context::Capabilities;
+use crate::driver::driver_has;
+use crate::error::Result;
+use crate::ptx;
+use cudarc::driver::sys::{CUfunction_attribute, CUresult};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
+
+/// Dynamic shared memory a kernel gets without opting in.
+const DEFAULT_SMEM_LIMIT: u32 = 48 * 1024;
+
+/// The modules to load for a device: always `sm_80`, plus `sm_90a` on compute capability 9.0.
+pub(crate) fn wanted_targets(cc: (u32, u32), force_sm80: bool) -> Vec<Target> {
+    Target::ALL
+        .into_iter()
+        .filter(|t| match t {
+            Target::Sm80 => true,
+            Target::Sm90a => cc == (9, 0) && !force_sm80,
+        })
+        .collect()
+}
+
+/// The kernels of the table loaded on one context, and why the others are not.
+pub(crate) struct LoadedKernels {
+    /// Runnable kernels by name.
+    functions: HashMap<&'static str, CudaFunction>,
+    /// Why each listed kernel that is not runnable is not.
+    unavailable: HashMap<&'static str, String>,
+    /// The modules loaded.
+    targets: Vec<Target>,
+}
+
+impl LoadedKernels {
+    /// Loads the modules `caps`' device runs (all but `sm_90a` with `force_sm80`) and their
+    /// kernels. A kernel missing from its module or needing more shared memory than the device
+    /// allows is left out; so is a Hopper module the driver cannot load or lacks tensor maps for.
+    pub fn load(
+        cuda: &Arc<CudaContext>,
+        caps: &Capabilities,
+        force_sm80: bool,
+    ) -> Result<LoadedKernels> {
+        let mut loaded = LoadedKernels {
+            functions: HashMap::new(),
+            unavailable: HashMap::new(),
+            targets: Vec::new(),
+        };
+        let wanted = wanted_targets(caps.compute_capability, force_sm80);
+        for t in Target::ALL {
+            let module = match skip_reason(t, &wanted, caps, force_sm80) {
+                Some(why) => Err(why),
+                None => load_module(cuda, t)?,
+            };
+            match module {
+                Ok(module) => {
+                    loaded.targets.push(t);
+                    for k in KERNELS.iter().filter(|k| k.target() == t) {
+                        match load_function(cuda, &module, k, caps)? {
+                            Ok(f) => {
+                                loaded.functions.insert(k.name, f);
+                            }
+                            Err(why) => {
+                                loaded.unavailable.insert(k.name, why);
+                            }
+                        }
+                    }
+                }
+                Err(why) => loaded.mark(t, &why),
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// Records `why` for every kernel of module `t`.
+    fn mark(&mut self, t: Target, why: &str) {
+        for k in KERNELS.iter().filter(|k| k.target() == t) {
+            self.unavailable.insert(k.name, why.to_string());
+        }
+    }
+
+    /// The loaded function of kernel `name`.
+    pub fn function(&self, name: &str) -> Option<&CudaFunction> {
+        self.functions.get(name)
+    }
+
+    /// Whether kernel `name` is loaded.
+    pub fn is_loaded(&self, name: &str) -> bool {
+        self.functions.contains_key(name)
+    }
+
+    /// Why kernel `name` is not loaded.
+    pub fn why_not_loaded(&self, name: &str) -> String {
+        self.unavailable
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| "not loaded".to_string())
+    }
+
+    /// The modules loaded, in build order.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+}
+
+/// Why module `t` is not even tried on this device, if it is not.
+fn skip_reason(
+    t: Target,
+    wanted: &[Target],
+    caps: &Capabilities,
+    force_sm80: bool,
+) -> Option<String> {
+    if !wanted.contains(&t) {
+        let (ma, mi) = caps.compute_capability;
+        return Some(if force_sm80 {
+            format!(
+                "the {} module is not loaded (ContextOptions::force_sm80)",
+                t.cpu()
+            )
+        } else {
+            format!(
+                "the {} module does not run on compute capability {ma}.{mi}",
+                t.cpu()
+            )
+        });
+    }
+    if t == Target::Sm90a && !driver_has("cuTensorMapEncodeTiled") {
+        // the TMA kernels need tensor maps from the driver (CUDA 12.0 and newer)
+        return Some(
+            "the CUDA driver lacks cuTensorMapEncodeTiled (TMA tensor maps); install a newer NVIDIA driver"
+                .to_string(),
+        );
+    }
+    let src = ptx::source(t);
+    if !ptx::has_entries(src) || src.contains('\0') {
+        return Some(format!(
+            "this build's {} module holds no kernels (the PTX was not built)",
+            t.cpu()
+        ));
+    }
+    None
+}
+
+/// Loads module `t`: `Ok(Err(why))` when the optional Hopper module fails to load (the context
+/// then runs with the sm_80 kernels), an error when the sm_80 module does.
+fn load_module(
+    cuda: &Arc<CudaContext>,
+    t: Target,
+) -> Result<core::result::Result<Arc<CudaModule>, String>> {
+    match cuda.load_module(Ptx::from_src(ptx::source(t))) {
+        Ok(module) => Ok(Ok(module)),
+        Err(e) if t == Target::Sm90a => {
+            Ok(Err(format!("the {} module failed to load: {e}", t.cpu())))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Loads kernel `k` from `module` and raises its dynamic shared-memory limit: `Ok(Err(why))` when
+/// the module lacks it or the device cannot give it its shared memory.
+fn load_function(
+    cuda: &CudaContext,
+    module: &Arc<CudaModule>,
+    k: &KernelSpec,
+    caps: &Capabilities,
+) -> Result<core::result::Result<CudaFunction, String>> {
+    let f = match module.load_function(k.name) {
+        Ok(f) => f,
+        Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => {
+            return Ok(Err(format!(
+                "missing from this build's {} module (rebuild the PTX)",
+                k.target().cpu()
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if k.smem_bytes > DEFAULT_SMEM_LIMIT {
+        if k.smem_bytes > caps.max_smem_per_block_optin {
+            return Ok(Err(format!(
+                "needs {} bytes of shared memory per block, this device allows {}",
+                k.smem_bytes, caps.max_smem_per_block_optin
+            )));
+        }
+        // ≤ the device's opt-in maximum, a small positive i32.
+        let bytes = i32::try_from(k.smem_bytes).unwrap_or(i32::MAX);
+        cuda.bind_to_thread()?;
+        f.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes,
+        )?;
+    }
+    Ok(Ok(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_per_device() {
+        assert_eq!(wanted_targets((8, 0), false), vec![Target::Sm80]);
+        assert_eq!(wanted_targets((8, 9), false), vec![Target::Sm80]);
+        assert_eq!(
+            wanted_targets((9, 0), false),
+            vec![Target::Sm80, Target::Sm90a]
+        );
+        assert_eq!(wanted_targets((9, 0), true), vec![Target::Sm80]);
+        assert_eq!(wanted_targets((10, 0), false), vec![Target::Sm80]);
+        assert_eq!(wanted_targets((12, 0), false), vec![Target::Sm80]);
+    }
+}

@@ -1,0 +1,228 @@
+//! [`Plan`]: the kernel a call runs and its launch shape.
+
+use crate::error::{invalid, Error, Result};
+use crate::problem::Problem;
+use tcgemm_kernels::config::KernelSpec;
+
+/// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`](crate::Context::plan),
+/// [`Context::plan_for`](crate::Context::plan_for) and by [`Context::gemm`](crate::Context::gemm)
+/// (the plan it ran), all from the same code, so they agree.
+///
+/// The grid's x covers the `m×n` output tiles of the kernel's block tile; batch item
+/// `z = ctaid.y + ctaid.z·nctaid.y` (y up to 65535, z for larger batches). Persistent kernels
+/// (the Hopper TMA kernels) instead take `(min(tiles·batch, SMs), 1, 1)`. A call with no output
+/// (`m`, `n` or `batch` zero) plans a grid with a zero extent and launches nothing.
+///
+/// ```no_run
+/// use tcgemm::{Context, Gemm};
+/// let ctx = Context::new(0)?;
+/// let plan = ctx.plan::<f32, f32>(&Gemm::new(1000, 500, 64))?;
+/// println!("{} grid {:?} block {:?} smem {}", plan.kernel.name, plan.grid, plan.block, plan.smem_bytes);
+/// # Ok::<(), tcgemm::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// The kernel.
+    pub kernel: &'static KernelSpec,
+    /// Grid, in blocks.
+    pub grid: (u32, u32, u32),
+    /// Block, in threads.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, bytes.
+    pub smem_bytes: u32,
+}
+
+/// Largest grid x dimension CUDA accepts.
+const MAX_GRID_X: u64 = i32::MAX as u64;
+/// Largest grid y dimension CUDA accepts.
+const MAX_GRID_Y: usize = 65535;
+
+impl Plan {
+    /// The launch shape of GEMM kernel `kernel` for `problem` on a device with `sm_count` SMs.
+    ///
+    /// Persistent kernels: one CTA per SM (at most one per work item), each looping over work
+    /// items `tile + z·tiles`; [`can_implement`](crate::can_implement) keeps them to calls whose
+    /// tiles·batch fits 32 bits.
+    pub(crate) fn for_kernel(
+        kernel: &'static KernelSpec,
+        problem: &Problem,
+        sm_count: u32,
+    ) -> Result<Plan> {
+        let (bm, bn) = (kernel.block.m, kernel.block.n);
+        if bm == 0 || bn == 0 || kernel.threads == 0 {
+            return Err(Error::Unsupported(format!(
+                "kernel table entry `{}` has an empty block tile or no threads; fix its KernelSpec",
+                kernel.name
+            )));
+        }
+        let g = problem.gemm();
+        let tiles = problem.tiles(kernel.block);
+        if tiles > MAX_GRID_X {
+            return Err(invalid(
+                "m, n",
+                format!(
+                    "{}×{} needs more than {MAX_GRID_X} output tiles of {bm}×{bn} for kernel `{}`; split the call along m or n",
+                    g.m, g.n, kernel.name
+                ),
+            ));
+        }
+        if kernel.family.persistent() {
+            let work = problem.work_items(kernel.block);
+            // ≤ sm_count, so it fits u32
+            let ctas = work.min(u64::from(sm_count.max(1))) as u32;
+            return Ok(Plan::with_grid(kernel, (ctas, 1, 1), kernel.smem_bytes));
+        }
+        // Batch item z = ctaid.y + ctaid.z·nctaid.y: y up to 65535, z for the rest (the kernels
+        // return early for z ≥ batch, so the last z slice may overshoot).
+        let batch_y = g.batch.min(MAX_GRID_Y);
+        let batch_z = if batch_y == 0 {
+            0
+        } else {
+            g.batch.div_ceil(batch_y)
+        };
+        if batch_z > MAX_GRID_Y {
+            return Err(invalid(
+                "batch",
+                format!(
+                    "{} batch items exceed the grid's {}·{} limit; split the call",
+                    g.batch, MAX_GRID_Y, MAX_GRID_Y
+                ),
+            ));
+        }
+        // All fit in u32: tiles ≤ i32::MAX, batch_y and batch_z ≤ 65535.
+        let grid = (tiles as u32, batch_y as u32, batch_z.max(1) as u32);
+        Ok(Plan::with_grid(kernel, grid, kernel.smem_bytes))
+    }
+
+    /// `kernel` on a grid of `grid` blocks of its `threads`, with `smem_bytes` of dynamic shared
+    /// memory (utilities: conversions and ceilings take 0).
+    pub(crate) fn with_grid(
+        kernel: &'static KernelSpec,
+        grid: (u32, u32, u32),
+        smem_bytes: u32,
+    ) -> Plan {
+        Plan {
+            kernel,
+            grid,
+            block: (kernel.threads, 1, 1),
+            smem_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::Gemm;
+    use crate::test_support::{any_math, leak};
+    use tcgemm_kernels::config::{Elem, GemmShape, KERNELS};
+
+    fn spec() -> KernelSpec {
+        KERNELS[0]
+    }
+
+    fn plan(k: &'static KernelSpec, g: &Gemm) -> Result<Plan> {
+        Plan::for_kernel(k, &any_math(g, k.input, k.output), 132)
+    }
+
+    #[test]
+    fn plan_is_send_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Plan>();
+    }
+
+    #[test]
+    fn plan_grid() {
+        let k = leak(spec());
+        let (bm, bn) = (k.block.m as usize, k.block.n as usize);
+        let g = Gemm::new(2 * bm + 1, 3 * bn, 17);
+        let p = plan(k, &g).unwrap();
+        assert_eq!(p.grid, (3 * 3, 1, 1));
+        assert_eq!(p.block, (k.threads, 1, 1));
+        assert_eq!(p.smem_bytes, k.smem_bytes);
+        assert_eq!(plan(k, &g.batch(7)).unwrap().grid.1, 7);
+        let big = plan(k, &g.batch(1_000_000)).unwrap().grid;
+        assert_eq!((big.1, big.2), (65535, 16)); // 65535·16 ≥ 1e6 > 65535·15
+        assert!(plan(k, &g.batch(65535 * 65535 + 1)).is_err());
+        assert_eq!(plan(k, &Gemm::new(1, 1, 1)).unwrap().grid, (1, 1, 1));
+        assert_eq!(plan(k, &Gemm::new(0, 5, 1)).unwrap().grid.0, 0);
+        assert_eq!(plan(k, &Gemm::new(5, 5, 1).batch(0)).unwrap().grid.1, 0);
+    }
+
+    #[test]
+    fn persistent_plans_take_one_cta_per_sm() {
+        let tma = KERNELS
+            .iter()
+            .find(|k| k.family.persistent())
+            .expect("the table has persistent kernels");
+        let (bm, bn) = (tma.block.m as usize, tma.block.n as usize);
+        // 4·2 tiles × 3 batch items = 24 work items: fewer than the SMs, one CTA each
+        let g = Gemm::new(4 * bm, 2 * bn, 64).batch(3);
+        assert_eq!(plan(tma, &g).unwrap().grid, (24, 1, 1));
+        // more work items than SMs: one CTA per SM
+        let big = Gemm::new(40 * bm, 40 * bn, 64);
+        assert_eq!(plan(tma, &big).unwrap().grid, (132, 1, 1));
+        // no output: nothing launches
+        assert_eq!(plan(tma, &Gemm::new(0, bn, 64)).unwrap().grid.0, 0);
+        // other kernels: one CTA per tile, batch items over y and z
+        let k = leak(spec());
+        let (kbm, kbn) = (k.block.m as usize, k.block.n as usize);
+        let g80 = Gemm::new(4 * kbm, 2 * kbn, 64).batch(3);
+        assert_eq!(plan(k, &g80).unwrap().grid, (8, 3, 1));
+    }
+
+    #[test]
+    fn plan_rejects_too_many_tiles() {
+        let small = leak(KernelSpec {
+            block: GemmShape::new(16, 16, 8),
+            ..spec()
+        });
+        let big = crate::gemm::MAX_DIM;
+        let e = plan(small, &Gemm::new(big, big, 1)).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidArgument { what: "m, n", .. }),
+            "{e}"
+        );
+        // Exactly at the limit is fine: i32::MAX tiles of 1×1.
+        let unit = leak(KernelSpec {
+            block: GemmShape::new(1, 1, 1),
+            ..spec()
+        });
+        assert_eq!(
+            plan(unit, &Gemm::new(big, 1, 1)).unwrap().grid.0,
+            i32::MAX as u32
+        );
+        assert!(plan(unit, &Gemm::new(big, 2, 1)).is_err());
+    }
+
+    #[test]
+    fn plan_rejects_broken_spec() {
+        let empty = leak(KernelSpec {
+            block: GemmShape::new(0, 128, 8),
+            ..spec()
+        });
+        assert!(matches!(
+            plan(empty, &Gemm::new(4, 4, 4)),
+            Err(Error::Unsupported(_))
+        ));
+    }
+
+    #[test]
+    fn plan_rejects_batches_beyond_the_grid() {
+        // docs/errors.md: a batch the sm_80 grid (y·z ≤ 65535²) cannot cover; validate accepts it
+        // (≤ u32::MAX), so the plan is where it is refused.
+        let k = leak(spec());
+        assert!(!k.family.persistent());
+        assert_eq!(k.input, Elem::F32);
+        let most = 65535usize * 65535;
+        let g = Gemm::new(1, 1, 1).batch(most + 1);
+        assert_eq!(plan(k, &g.batch(most)).unwrap().grid, (1, 65535, 65535));
+        match plan(k, &g) {
+            Err(Error::InvalidArgument { what, why }) => {
+                assert_eq!(what, "batch", "{why}");
+                assert!(why.contains("split the call"), "{why}");
+            }
+            other => panic!("expected InvalidArgument {{ what: \"batch\" }}, got {other:?}"),
+        }
+    }
+}
