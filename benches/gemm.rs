@@ -171,6 +171,7 @@ fn bench_gemm<I: El, O: El>(
                     let i = next % n;
                     next += 1;
                     ctx.gemm(&g, &s.a[i], &s.b[i], &mut s.c[i])
+                        .map(drop)
                         .map_err(|e| e.to_string())
                 })
                 .unwrap_or_else(|e| panic!("{}/{}: {e}", path.name(), shape.label()))

@@ -223,10 +223,15 @@ fn launch<I: El, O: El>(
     let g = shape.gemm(path.precision());
     let Sets { a, b, c, .. } = sets;
     match imp {
-        Imp::Dispatch => env.ctx.gemm(&g, &a[s], &b[s], &mut c[s]).map_err(err_text),
+        Imp::Dispatch => env
+            .ctx
+            .gemm(&g, &a[s], &b[s], &mut c[s])
+            .map(drop)
+            .map_err(err_text),
         Imp::Forced(name) => env
             .ctx
             .gemm_with_kernel(name, &g, &a[s], &b[s], &mut c[s])
+            .map(drop)
             .map_err(err_text),
         Imp::Cublas => match &env.blas {
             Ok(h) => blas::gemm::<I, O>(

@@ -258,7 +258,9 @@ fn bench<I: El, O: El>(
     // Ours, then cuBLAS on the same buffers.
     let ours = |b: &mut Sets<I, O>, s: usize| {
         let Sets { a, b, c, .. } = b;
-        ctx.gemm(&g, &a[s], &b[s], &mut c[s]).map_err(err_text)
+        ctx.gemm(&g, &a[s], &b[s], &mut c[s])
+            .map(drop)
+            .map_err(err_text)
     };
     row.ours = measure(timer, args, sh, &mut bufs, &reference, ours);
     row.blas = match blas {

@@ -89,7 +89,10 @@ where
 /// let p = Problem::assume_aligned::<f32, f32>(&Gemm::new(100, 60, 30))?;
 /// assert_eq!((p.a().ld, p.b().ld, p.c().ld), (30, 60, 60));
 /// assert!(p.reads_ab() && !p.reads_c());
-/// let sgemm = tcgemm::KERNELS.iter().find(|k| k.name.starts_with("sgemm_nn")).unwrap();
+/// let sgemm = tcgemm_kernels::config::KERNELS
+///     .iter()
+///     .find(|k| k.family == tcgemm::Family::CudaCore && !k.trans_a && !k.trans_b)
+///     .unwrap();
 /// assert!(can_implement(sgemm, &p).is_ok());
 /// # Ok::<(), tcgemm::Error>(())
 /// ```

@@ -1124,6 +1124,7 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
             None => ctx.gemm::<I, O, _, _, _>(&g, &a, &b, &mut c),
             Some(name) => ctx.gemm_with_kernel::<I, O, _, _, _>(name, &g, &a, &b, &mut c),
         }
+        .map(drop)
     }
 
     /// Downloads the whole C allocation (synchronizing the stream).
