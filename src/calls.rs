@@ -27,10 +27,7 @@ impl Context {
     /// [`can_implement`](crate::can_implement) it.
     pub(crate) fn select(&self, problem: &Problem) -> Result<&'static KernelSpec> {
         let sms = self.capabilities().sm_count;
-        dispatch::select(KERNELS, problem, Some(sms), |s| {
-            self.can_run(s, problem).is_ok()
-        })
-        .ok_or_else(|| {
+        dispatch::select(KERNELS, problem, Some(sms), |s| self.is_loaded(s)).ok_or_else(|| {
             dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
                 self.why_unusable(s, problem)
             })

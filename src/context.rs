@@ -355,6 +355,11 @@ impl Context {
         can_implement(kernel, problem)
     }
 
+    /// Whether kernel `spec` is loaded on this context.
+    pub(crate) fn is_loaded(&self, spec: &KernelSpec) -> bool {
+        self.loaded.is_loaded(spec.name)
+    }
+
     /// Why `spec` cannot run `problem` here, for error messages.
     pub(crate) fn why_unusable(&self, spec: &KernelSpec, problem: &Problem) -> String {
         match self.can_run(spec, problem) {

@@ -16,8 +16,11 @@ use cudarc::driver::DriverError;
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The call is well formed but no kernel of this build can run it on this device (an element
-    /// type, transpose or precision combination without a kernel, or a device older than Ampere).
+    /// The call is well formed but cannot run on this device or context: the kernels this build
+    /// has for it are not loaded here (a Hopper-only kernel on another GPU, `force_sm80`), a
+    /// transpose combination without a kernel, or a device older than Ampere. (An element type or
+    /// precision combination this build does not implement at all is an
+    /// [`Error::InvalidArgument`] that lists the combinations that exist.)
     ///
     /// ```
     /// let e = tcgemm::Error::Unsupported("f16 -> f16 with trans_a=true".into());
