@@ -73,18 +73,17 @@ impl Context {
     /// let b = s.alloc_zeros::<half::f16>(256 * 256)?;
     /// let c = s.alloc_zeros::<f32>(256 * 256)?;
     /// // A starts 2 bytes into its allocation: no TMA kernel can read it
-    /// let plan = ctx.plan_for::<half::f16, f32, _, _, _>(&g, &a.slice(1..), &b, &c)?;
+    /// let plan = ctx.plan_for::<half::f16, f32>(&g, &a.slice(1..), &b, &c)?;
     /// assert!(!plan.kernel.family.needs_tma());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn plan_for<I, O, A, B, C>(&self, g: &Gemm, a: &A, b: &B, c: &C) -> Result<Plan>
-    where
-        I: Element,
-        O: Element,
-        A: DevicePtr<I>,
-        B: DevicePtr<I>,
-        C: DevicePtr<O>,
-    {
+    pub fn plan_for<I: Element, O: Element>(
+        &self,
+        g: &Gemm,
+        a: &impl DevicePtr<I>,
+        b: &impl DevicePtr<I>,
+        c: &impl DevicePtr<O>,
+    ) -> Result<Plan> {
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let mut problem = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
         if !problem.is_empty() {

@@ -14,8 +14,12 @@
 
 mod validate;
 
-/// How the products of `f32` inputs are computed. Ignored for `f16`/`bf16` inputs, whose kernels
-/// always multiply on tensor cores and accumulate in `f32`.
+/// How the products are computed. For `f32` inputs it picks FFMA or TF32; `f16`/`bf16` inputs
+/// always multiply on tensor cores, and accumulate in `f32` with `Default` or `Exact` (f16·f16 and
+/// bf16·bf16 products are exact in `f32`) or, for `f16 → f16` only, in `f16` with `F16Accumulate`.
+/// A precision the inputs do not have (`Tf32` on 16-bit inputs, `F16Accumulate` on others) or that
+/// no kernel implements for the element types is an
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) whose message lists what exists.
 ///
 /// ```
 /// use tcgemm::{Gemm, Precision};
@@ -85,7 +89,7 @@ pub struct Gemm {
     pub stride_b: Option<usize>,
     /// Elements between batch items of C; `None` = packed. Items must not overlap.
     pub stride_c: Option<usize>,
-    /// How `f32` products are computed.
+    /// How the products are computed.
     pub precision: Precision,
 }
 

@@ -141,18 +141,16 @@ impl Problem {
     /// let b = s.alloc_zeros::<f32>(64 * 64)?;
     /// let c = s.alloc_zeros::<f32>(64 * 64)?;
     /// let g = Gemm::new(64, 64, 64);
-    /// let p = Problem::new::<f32, f32, _, _, _>(&g, &a.slice(1..), &b, &c)?;
+    /// let p = Problem::new::<f32, f32>(&g, &a.slice(1..), &b, &c)?;
     /// assert!(!p.a().alignment.base); // one f32 past an allocation
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new<I, O, A, B, C>(g: &Gemm, a: &A, b: &B, c: &C) -> Result<Problem>
-    where
-        I: Element,
-        O: Element,
-        A: DevicePtr<I>,
-        B: DevicePtr<I>,
-        C: DevicePtr<O>,
-    {
+    pub fn new<I: Element, O: Element>(
+        g: &Gemm,
+        a: &impl DevicePtr<I>,
+        b: &impl DevicePtr<I>,
+        c: &impl DevicePtr<O>,
+    ) -> Result<Problem> {
         let sig = Signature::any_math(g, I::ELEM, O::ELEM);
         let p = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
         Ok(p.at(peek_addresses(a, b, c)))
