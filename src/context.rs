@@ -4,14 +4,13 @@ use crate::dispatch::{self, Ptrs, Query};
 use crate::element::Element;
 use crate::error::{invalid, Error, Result};
 use crate::gemm::Gemm;
+use crate::images;
 use crate::launch;
-use crate::ptx;
 use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     DeviceSlice, ValidAsZeroBits,
 };
-use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use tcgemm_kernels::config::uses_tma_params;
@@ -34,6 +33,10 @@ pub struct ContextOptions {
     /// `None`: read the environment variable `TCGEMM_ALLOW_TF32` when the context is created
     /// (`1` or `true` allow it; anything else, or unset, does not).
     pub allow_tf32: Option<bool>,
+    /// Load every module from its PTX, compiled by the driver, even where this build has machine
+    /// code for the device (slow on a cold driver cache: for testing the fallback that newer
+    /// architectures take).
+    pub load_ptx: bool,
 }
 
 /// What the device of a [`Context`] offers and what tcgemm loaded for it.
@@ -64,6 +67,9 @@ pub struct Capabilities {
     pub hopper: bool,
     /// PTX modules loaded.
     pub targets: Vec<Target>,
+    /// What was loaded for each module (machine code for which architecture, or PTX) and how long
+    /// it took.
+    pub modules: Vec<images::LoadedModule>,
 }
 
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`] and used by
@@ -279,6 +285,7 @@ fn read_capabilities(cuda: &CudaContext) -> Result<Capabilities> {
         tensor_cores: cc >= (8, 0),
         hopper: false,
         targets: Vec::new(),
+        modules: Vec::new(),
     })
 }
 
@@ -463,8 +470,10 @@ impl Context {
                 );
                 continue;
             }
-            let src = ptx::source(t);
-            if !ptx::has_entries(src) || src.contains('\0') {
+            let started = std::time::Instant::now();
+            let Some((image, machine_code)) =
+                images::load_image(t, caps.compute_capability, opts.load_ptx)?
+            else {
                 mark(
                     &mut unavailable,
                     t,
@@ -474,10 +483,14 @@ impl Context {
                     ),
                 );
                 continue;
-            }
-            match cuda.load_module(Ptx::from_src(src)) {
+            };
+            match cuda.load_module(image) {
                 Ok(module) => {
-                    loaded.push(t);
+                    loaded.push(images::LoadedModule {
+                        target: t,
+                        machine_code,
+                        load_seconds: started.elapsed().as_secs_f64(),
+                    });
                     for k in KERNELS.iter().filter(|k| k.target() == t) {
                         let f = match module.load_function(k.name) {
                             Ok(f) => f,
@@ -526,8 +539,9 @@ impl Context {
                 Err(e) => return Err(e.into()),
             }
         }
-        caps.hopper = loaded.contains(&Target::Sm90a);
-        caps.targets = loaded;
+        caps.hopper = loaded.iter().any(|m| m.target == Target::Sm90a);
+        caps.targets = loaded.iter().map(|m| m.target).collect();
+        caps.modules = loaded;
         Ok(Context {
             cuda,
             stream,
@@ -1071,7 +1085,8 @@ mod tests {
                 0,
                 ContextOptions {
                     force_sm80: true,
-                    allow_tf32: Some(true)
+                    allow_tf32: Some(true),
+                    ..Default::default()
                 }
             )
             .is_ok()
