@@ -5,6 +5,9 @@
 //! - Otherwise the kept copies in `ptx/` (committed; `cargo xtask ptx` refreshes them), so a project
 //!   depending on tcgemm builds on stable Rust with neither nightly, rust-src nor CUDA.
 //!
+//! Then the PTX is compressed and listed with the kept machine code of `images/` (`cargo xtask
+//! images`) that was assembled from exactly that PTX, in `OUT_DIR/images.rs`.
+//!
 //! `TCGEMM_PTX=kept` or `TCGEMM_PTX=source` forces one way; with `source` any failure is a build error.
 //! Without it, a failed source build falls back to the kept copies with a warning.
 
@@ -81,7 +84,7 @@ fn main() {
         opts.rustc = rustc;
         opts.quiet = true;
         match build_ptx(&opts) {
-            Ok(_) => return,
+            Ok(_) => return embed_images(&manifest_dir, &out_dir),
             Err(e) if mode == Mode::Source => fail(&format!("building PTX from source (TCGEMM_PTX=source): {e}")),
             Err(e) => warn(&format!(
                 "building PTX from source failed; using the kept ptx/ instead (TCGEMM_PTX=source makes this an error):\n{e}"
@@ -101,6 +104,27 @@ fn main() {
         if let Err(e) = tcgemm_build::write_if_changed(&out_dir.join(target.ptx_file()), &bytes) {
             fail(&e.to_string());
         }
+    }
+    embed_images(&manifest_dir, &out_dir);
+}
+
+/// Writes `OUT_DIR/images.rs`: the compressed PTX of each module and the kept machine code of
+/// `images/` that was assembled from exactly that PTX (`src/images.rs` includes it).
+fn embed_images(manifest_dir: &Path, out_dir: &Path) {
+    let images = manifest_dir.join("images");
+    println!("cargo:rerun-if-changed={}", images.display());
+    match tcgemm_build::images::embed(out_dir, &images) {
+        Ok(e) => {
+            for note in &e.notes {
+                warn(note);
+            }
+            if let Err(err) =
+                tcgemm_build::write_if_changed(&out_dir.join("images.rs"), e.source.as_bytes())
+            {
+                fail(&err.to_string());
+            }
+        }
+        Err(e) => fail(&format!("embedding the kernel images: {e}")),
     }
 }
 

@@ -6,6 +6,7 @@
 
 use crate::driver::driver_library;
 use crate::error::{invalid, Error, Result};
+use crate::images;
 use crate::modules::LoadedKernels;
 use crate::problem::Problem;
 use crate::rules::{can_implement, Reason};
@@ -30,6 +31,10 @@ pub struct ContextOptions {
     /// `None`: read the environment variable `TCGEMM_ALLOW_TF32` when the context is created
     /// (`1` or `true` allow it; anything else, or unset, does not).
     pub allow_tf32: Option<bool>,
+    /// Load every module from its PTX, compiled by the driver, even where this build has machine
+    /// code for the device (slow on a cold driver cache: for testing the fallback that newer
+    /// architectures take).
+    pub load_ptx: bool,
 }
 
 /// What the device of a [`Context`] offers and what tcgemm loaded for it.
@@ -60,6 +65,9 @@ pub struct Capabilities {
     pub hopper: bool,
     /// PTX modules loaded.
     pub targets: Vec<Target>,
+    /// What was loaded for each module (machine code for which architecture, or PTX) and how long
+    /// it took.
+    pub modules: Vec<images::LoadedModule>,
 }
 
 /// Whether a `TCGEMM_ALLOW_TF32` value allows TF32.
@@ -104,6 +112,7 @@ fn read_capabilities(cuda: &CudaContext) -> Result<Capabilities> {
         tensor_cores: cc >= (8, 0),
         hopper: false,
         targets: Vec::new(),
+        modules: Vec::new(),
     })
 }
 
@@ -240,9 +249,10 @@ impl Context {
         let allow_tf32 = opts
             .allow_tf32
             .unwrap_or_else(|| env_allows_tf32(std::env::var("TCGEMM_ALLOW_TF32").ok().as_deref()));
-        let loaded = LoadedKernels::load(&cuda, &caps, opts.force_sm80)?;
-        caps.hopper = loaded.targets().contains(&Target::Sm90a);
-        caps.targets = loaded.targets().to_vec();
+        let loaded = LoadedKernels::load(&cuda, &caps, opts.force_sm80, opts.load_ptx)?;
+        caps.modules = loaded.modules().to_vec();
+        caps.targets = caps.modules.iter().map(|m| m.target).collect();
+        caps.hopper = caps.targets.contains(&Target::Sm90a);
         Ok(Context {
             cuda,
             stream,
@@ -468,7 +478,8 @@ mod tests {
                 0,
                 ContextOptions {
                     force_sm80: true,
-                    allow_tf32: Some(true)
+                    allow_tf32: Some(true),
+                    ..Default::default()
                 }
             )
             .is_ok()

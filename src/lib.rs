@@ -3,7 +3,7 @@
 //! `C = alpha·op(A)·op(B) + beta·C` on row-major matrices, optionally strided-batched, for `f32`
 //! (exact FFMA or TF32 tensor cores), `f16` and `bf16` (tensor cores, f32 accumulation) inputs. The
 //! kernels are `#![no_std]` Rust compiled to PTX (crate `tcgemm-kernels`), embedded in this crate
-//! ([`ptx`]) and driven through [cudarc](https://docs.rs/cudarc).
+//! ([`images`]: PTX and machine code) and driven through [cudarc](https://docs.rs/cudarc).
 //!
 //! - [`Gemm`] describes a call (shapes, transposes, leading dimensions, batch strides, scalars,
 //!   [`Precision`]); [`Gemm::validate`] checks it against buffer lengths on the CPU.
@@ -38,11 +38,11 @@ mod driver;
 pub mod element;
 pub mod error;
 pub mod gemm;
+pub mod images;
 mod launch;
 mod modules;
 mod plan;
 mod problem;
-pub mod ptx;
 mod raw;
 mod rules;
 #[cfg(test)]

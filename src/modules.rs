@@ -1,13 +1,13 @@
-//! Loading tcgemm's PTX modules and kernel functions into a context, and recording why each kernel
-//! of the table that is not runnable is not.
+//! Loading tcgemm's modules (machine code for the device where this build has some, else PTX;
+//! see [`images`](crate::images)) and kernel functions into a context, and recording why each
+//! kernel of the table that is not runnable is not.
 
 use crate::context::Capabilities;
 use crate::driver::driver_has;
 use crate::error::Result;
-use crate::ptx;
+use crate::images::{self, LoadedModule};
 use cudarc::driver::sys::{CUfunction_attribute, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
-use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
@@ -32,33 +32,35 @@ pub(crate) struct LoadedKernels {
     functions: HashMap<&'static str, CudaFunction>,
     /// Why each listed kernel that is not runnable is not.
     unavailable: HashMap<&'static str, String>,
-    /// The modules loaded.
-    targets: Vec<Target>,
+    /// The modules loaded: which image and how long it took.
+    modules: Vec<LoadedModule>,
 }
 
 impl LoadedKernels {
     /// Loads the modules `caps`' device runs (all but `sm_90a` with `force_sm80`) and their
     /// kernels. A kernel missing from its module or needing more shared memory than the device
     /// allows is left out; so is a Hopper module the driver cannot load or lacks tensor maps for.
+    /// `load_ptx`: load the PTX even where this build has machine code for the device.
     pub fn load(
         cuda: &Arc<CudaContext>,
         caps: &Capabilities,
         force_sm80: bool,
+        load_ptx: bool,
     ) -> Result<LoadedKernels> {
         let mut loaded = LoadedKernels {
             functions: HashMap::new(),
             unavailable: HashMap::new(),
-            targets: Vec::new(),
+            modules: Vec::new(),
         };
         let wanted = wanted_targets(caps.compute_capability, force_sm80);
         for t in Target::ALL {
             let module = match skip_reason(t, &wanted, caps, force_sm80) {
                 Some(why) => Err(why),
-                None => load_module(cuda, t)?,
+                None => load_module(cuda, t, caps.compute_capability, load_ptx)?,
             };
             match module {
-                Ok(module) => {
-                    loaded.targets.push(t);
+                Ok((module, image)) => {
+                    loaded.modules.push(image);
                     for k in KERNELS.iter().filter(|k| k.target() == t) {
                         match load_function(cuda, &module, k, caps)? {
                             Ok(f) => {
@@ -102,8 +104,8 @@ impl LoadedKernels {
     }
 
     /// The modules loaded, in build order.
-    pub fn targets(&self) -> &[Target] {
-        &self.targets
+    pub fn modules(&self) -> &[LoadedModule] {
+        &self.modules
     }
 }
 
@@ -135,24 +137,35 @@ fn skip_reason(
                 .to_string(),
         );
     }
-    let src = ptx::source(t);
-    if !ptx::has_entries(src) || src.contains('\0') {
-        return Some(format!(
-            "this build's {} module holds no kernels (the PTX was not built)",
-            t.cpu()
-        ));
-    }
     None
 }
 
-/// Loads module `t`: `Ok(Err(why))` when the optional Hopper module fails to load (the context
-/// then runs with the sm_80 kernels), an error when the sm_80 module does.
+/// Loads module `t` from the image [`images::load_image`] chooses for compute capability `cc`:
+/// `Ok(Err(why))` when this build's module holds no kernels, or when the optional Hopper module
+/// fails to load (the context then runs with the sm_80 kernels); an error when the sm_80 module
+/// fails to load.
 fn load_module(
     cuda: &Arc<CudaContext>,
     t: Target,
-) -> Result<core::result::Result<Arc<CudaModule>, String>> {
-    match cuda.load_module(Ptx::from_src(ptx::source(t))) {
-        Ok(module) => Ok(Ok(module)),
+    cc: (u32, u32),
+    load_ptx: bool,
+) -> Result<core::result::Result<(Arc<CudaModule>, LoadedModule), String>> {
+    let started = std::time::Instant::now();
+    let Some((image, machine_code)) = images::load_image(t, cc, load_ptx)? else {
+        return Ok(Err(format!(
+            "this build's {} module holds no kernels (the PTX was not built)",
+            t.cpu()
+        )));
+    };
+    match cuda.load_module(image) {
+        Ok(module) => Ok(Ok((
+            module,
+            LoadedModule {
+                target: t,
+                machine_code,
+                load_seconds: started.elapsed().as_secs_f64(),
+            },
+        ))),
         Err(e) if t == Target::Sm90a => {
             Ok(Err(format!("the {} module failed to load: {e}", t.cpu())))
         }

@@ -403,6 +403,7 @@ fn default_precision_is_fp32_when_tf32_disallowed() {
     let Some(ctx) = gpu_with_options(ContextOptions {
         force_sm80: false,
         allow_tf32: Some(false),
+        ..Default::default()
     }) else {
         return;
     };

@@ -306,6 +306,7 @@ fn context_without_gpu_is_an_error_not_a_panic() {
                     tcgemm::ContextOptions {
                         force_sm80: true,
                         allow_tf32: Some(true),
+                        ..Default::default()
                     },
                 )
                 .map(|_| ())

@@ -148,6 +148,7 @@ pub fn gpu_sm80() -> Option<&'static Context> {
         Some(ContextOptions {
             force_sm80: true,
             allow_tf32: None,
+            ..Default::default()
         }),
     )
 }

@@ -11,6 +11,7 @@ use tcgemm_build::{
 };
 
 mod bundle;
+mod images;
 
 const HELP: &str = "\
 usage: cargo xtask <command>
@@ -20,6 +21,9 @@ commands:
   ptx-check               build from source and fail when the result differs from ptx/
   ptx-report [--kept]     ptxas -v figures per kernel (registers, spills, stack, shared memory) of a
                           fresh build (or of ptx/ with --kept); fails when anything spills or has a stack frame
+  images                  assemble the kept PTX with the pinned ptxas for every shipped architecture
+                          and update the kept machine code in images/
+  images-check            fail when images/ differs from what the pinned ptxas makes of ptx/
   gpu-bundle [--out DIR]  release test, bench and example binaries + PTX + ptxas report + run.sh in DIR
                           (default: bundle/), for a GPU machine without Rust
 ";
@@ -35,6 +39,8 @@ fn main() -> ExitCode {
             [k] if k == "--kept" => cmd_ptx_report(&root, true),
             _ => Err(format!("unexpected arguments {:?}\n{HELP}", &args[1..])),
         },
+        Some("images") if args.len() == 1 => images::cmd_images(&root),
+        Some("images-check") if args.len() == 1 => images::cmd_images_check(&root),
         Some("gpu-bundle") => match &args[1..] {
             [] => bundle::gpu_bundle(&root, &root.join("bundle")),
             [o, dir] if o == "--out" => bundle::gpu_bundle(&root, &absolute(&root, dir)),

@@ -1,10 +1,16 @@
 //! Uses tcgemm's public API from a separate project built on stable Rust.
 
 fn main() {
-    let sm80 = tcgemm::ptx::SM80;
+    let sm80 = tcgemm::images::ptx(tcgemm::Target::Sm80).expect("the embedded sm_80 PTX unpacks");
     assert!(
         sm80.contains(".target sm_80"),
         "the embedded sm_80 module is not PTX"
     );
-    println!("tcgemm: embedded sm_80 PTX, {} bytes", sm80.len());
+    let machine = tcgemm::images::machine_code(tcgemm::Target::Sm80);
+    assert!(!machine.is_empty(), "no machine code embedded for the sm_80 module");
+    println!(
+        "tcgemm: embedded sm_80 PTX ({} bytes) and machine code for {:?}",
+        sm80.len(),
+        machine.iter().map(ToString::to_string).collect::<Vec<_>>()
+    );
 }

@@ -17,6 +17,7 @@
 
 #![deny(missing_docs)]
 
+pub mod images;
 pub mod json;
 mod postprocess;
 pub mod ptxas;

@@ -22,6 +22,7 @@
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features, unused_features))]
 
 pub mod config;
+pub mod machine_code;
 pub mod params;
 
 #[cfg(target_arch = "nvptx64")]
