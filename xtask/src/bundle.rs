@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tcgemm_build::json::Value;
+use serde_json::Value;
 use tcgemm_build::{format_report, Target};
 
 use crate::{cargo_messages, fresh_build, kept_path, reports, target_dir};
@@ -25,23 +25,14 @@ struct Exe {
 fn executables(messages: &[Value]) -> Vec<Exe> {
     messages
         .iter()
-        .filter(|m| m.get("reason").and_then(Value::as_str) == Some("compiler-artifact"))
+        .filter(|m| m["reason"] == "compiler-artifact")
         .filter_map(|m| {
-            let path = m.get("executable").and_then(Value::as_str)?;
-            let target = m.get("target")?;
+            let target = &m["target"];
             Some(Exe {
-                kind: target
-                    .get("kind")
-                    .map(Value::str_items)
-                    .and_then(|k| k.first().map(|s| s.to_string()))
-                    .unwrap_or_default(),
-                name: target.get("name").and_then(Value::as_str)?.to_string(),
-                path: PathBuf::from(path),
-                test: m
-                    .get("profile")
-                    .and_then(|p| p.get("test"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+                kind: target["kind"][0].as_str().unwrap_or_default().to_string(),
+                name: target["name"].as_str()?.to_string(),
+                path: PathBuf::from(m["executable"].as_str()?),
+                test: m["profile"]["test"].as_bool().unwrap_or(false),
             })
         })
         .collect()

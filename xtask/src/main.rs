@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use tcgemm_build::json::{self, Value};
+use serde_json::Value;
 use tcgemm_build::{
     build_ptx, entry_names, find_ptxas, format_report, ptxas_report, write_if_changed,
     BuildOptions, KernelReport, Target,
@@ -261,6 +261,6 @@ fn cargo_messages(root: &Path, args: &[&str]) -> Result<Vec<Value>, String> {
     Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.starts_with('{'))
-        .filter_map(|l| json::parse(l).ok())
+        .filter_map(|l| serde_json::from_str(l).ok())
         .collect())
 }
