@@ -20,8 +20,8 @@ commands:
   ptx-check               build from source and fail when the result differs from ptx/
   ptx-report [--kept]     ptxas -v figures per kernel (registers, spills, stack, shared memory) of a
                           fresh build (or of ptx/ with --kept); fails when anything spills or has a stack frame
-  gpu-bundle [--out DIR]  release test, bench and example binaries + PTX + ptxas report + run.sh in DIR
-                          (default: bundle/), for a GPU machine without Rust
+  gpu-bundle [--out DIR]  release test, example, bench and tool binaries + PTX + ptxas report + run.sh
+                          in DIR (default: bundle/), for a GPU machine without Rust
 ";
 
 fn main() -> ExitCode {

@@ -13,6 +13,15 @@ use crate::elem::TestElem;
 use crate::shapes::Shape;
 
 /// Loads cuBLAS on `stream`, or says why it cannot.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// match tcgemm_testkit::blas::load(ctx.stream()) {
+///     Ok(_handle) => println!("cuBLAS loaded"),
+///     Err(why) => println!("no cuBLAS: {why}"),
+/// }
+/// # Ok::<(), tcgemm::Error>(())
+/// ```
 pub fn load(stream: &Arc<CudaStream>) -> Result<CudaBlas, String> {
     // SAFETY: only tries to dlopen libcublas.
     if !unsafe { cudarc::cublas::sys::is_culib_present() } {
@@ -28,6 +37,11 @@ pub fn load(stream: &Arc<CudaStream>) -> Result<CudaBlas, String> {
 }
 
 /// `"major.minor.patch"` of the loaded cuBLAS, and the CUDA runtime version it was built for.
+///
+/// ```no_run
+/// let (cublas, cudart) = tcgemm_testkit::blas::versions();
+/// println!("cuBLAS {cublas:?} for CUDA {cudart:?}");
+/// ```
 pub fn versions() -> (Option<String>, Option<String>) {
     use cudarc::cublas::sys::{cublasGetCudartVersion, cublasGetProperty, libraryPropertyType};
     let cublas = catch_unwind(|| {
@@ -53,6 +67,10 @@ pub fn versions() -> (Option<String>, Option<String>) {
 }
 
 /// `12040` → `"12.4"`.
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::blas::cuda_version(12040), "12.4");
+/// ```
 pub fn cuda_version(v: usize) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
 }
@@ -134,40 +152,28 @@ unsafe fn gemm_ex(blas: &CudaBlas, cm: &ColumnMajor, p: &Pointers) -> Result<(),
         (&zero as *const f32).cast::<c_void>(),
     );
     let algo = cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
-    let (
-        ColumnMajor {
-            op_b,
-            op_a,
-            n,
-            m,
-            k,
-            ldb,
-            lda,
-            ..
-        },
-        (sa, sb, sc),
-    ) = (cm, cm.strides);
+    let (sa, sb, sc) = cm.strides;
     let r = if cm.batch == 1 {
         // SAFETY: the caller's contract; the scalars live until the call returns.
         unsafe {
             cudarc::cublas::result::gemm_ex(
                 *blas.handle(),
-                *op_b,
-                *op_a,
-                *n,
-                *m,
-                *k,
+                cm.op_b,
+                cm.op_a,
+                cm.n,
+                cm.m,
+                cm.k,
                 alpha,
                 p.b,
                 p.input,
-                *ldb,
+                cm.ldb,
                 p.a,
                 p.input,
-                *lda,
+                cm.lda,
                 beta,
                 p.c,
                 p.output,
-                *n,
+                cm.n,
                 p.compute,
                 algo,
             )
@@ -177,24 +183,24 @@ unsafe fn gemm_ex(blas: &CudaBlas, cm: &ColumnMajor, p: &Pointers) -> Result<(),
         unsafe {
             cudarc::cublas::result::gemm_strided_batched_ex(
                 *blas.handle(),
-                *op_b,
-                *op_a,
-                *n,
-                *m,
-                *k,
+                cm.op_b,
+                cm.op_a,
+                cm.n,
+                cm.m,
+                cm.k,
                 alpha,
                 p.b,
                 p.input,
-                *ldb,
+                cm.ldb,
                 sb,
                 p.a,
                 p.input,
-                *lda,
+                cm.lda,
                 sa,
                 beta,
                 p.c,
                 p.output,
-                *n,
+                cm.n,
                 sc,
                 cm.batch,
                 p.compute,

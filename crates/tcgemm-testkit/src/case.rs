@@ -44,6 +44,15 @@ pub struct Case<I: TestElem, O: TestElem> {
 }
 
 /// Device copies of a case's allocations.
+///
+/// ```no_run
+/// use tcgemm_testkit::{gpu, Case, Problem, Rng};
+/// let Some(ctx) = gpu() else { return };
+/// let case = Case::<f32, f32>::new("x", Problem::new(64, 64, 64), &mut Rng::new(1, 1));
+/// let mut dev = case.upload(ctx.stream());
+/// case.launch(ctx, &mut dev, None).unwrap();
+/// let out = case.download(ctx.stream(), &dev);
+/// ```
 pub struct DeviceCase<I: TestElem, O: TestElem> {
     /// A's allocation.
     pub a: CudaSlice<I::Bits>,
@@ -72,6 +81,17 @@ fn fill_windows<T: TestElem>(buf: &mut [T::Bits], l: &Layout, mut f: impl FnMut(
 
 /// `ctx.gemm` (or `gemm_with_kernel` when `kernel` names one) on device buffers of raw bits, as
 /// test cases hold them.
+///
+/// ```no_run
+/// use tcgemm_testkit::gemm_on_bits;
+/// let ctx = tcgemm::Context::new(0)?;
+/// let s = ctx.stream();
+/// let (a, b) = (s.alloc_zeros::<u16>(64 * 64)?, s.alloc_zeros::<u16>(64 * 64)?);
+/// let mut c = s.alloc_zeros::<u32>(64 * 64)?;
+/// let g = tcgemm::Gemm::new(64, 64, 64);
+/// gemm_on_bits::<half::f16, f32>(&ctx, &g, &a.slice(..), &b.slice(..), &mut c.slice_mut(..), None)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn gemm_on_bits<I: TestElem, O: TestElem>(
     ctx: &Context,
     g: &Gemm,

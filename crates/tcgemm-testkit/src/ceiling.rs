@@ -14,6 +14,12 @@ pub const CEILINGS: [Math; 4] = [Math::Ffma, Math::MmaTf32, Math::MmaF16F32, Mat
 pub const CEILING_BLOCKS_PER_SM: u32 = 4;
 
 /// The ceiling kernel for `math`, if the table has one.
+///
+/// ```
+/// use tcgemm::Math;
+/// let spec = tcgemm_testkit::ceiling::ceiling_spec(Math::MmaTf32).unwrap();
+/// assert_eq!(Some(spec.name), tcgemm_testkit::ceiling::ceiling_kernel(Math::MmaTf32));
+/// ```
 pub fn ceiling_spec(math: Math) -> Option<&'static KernelSpec> {
     tcgemm_kernels::config::KERNELS
         .iter()
@@ -21,11 +27,21 @@ pub fn ceiling_spec(math: Math) -> Option<&'static KernelSpec> {
 }
 
 /// Name of the ceiling kernel for `math`, if the table has one.
+///
+/// ```
+/// assert!(tcgemm_testkit::ceiling::ceiling_kernel(tcgemm::Math::Ffma).is_some());
+/// ```
 pub fn ceiling_kernel(math: Math) -> Option<&'static str> {
     ceiling_spec(math).map(|k| k.name)
 }
 
 /// FLOPs of one ceiling launch (what `Context::instruction_ceiling` returns).
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let flops = tcgemm_testkit::ceiling::ceiling_flops(&ctx, tcgemm::Math::Ffma, 1000);
+/// # Ok::<(), tcgemm::Error>(())
+/// ```
 pub fn ceiling_flops(ctx: &Context, math: Math, trips: u32) -> u64 {
     let threads = ceiling_spec(math).map_or(256, |k| k.threads);
     tcgemm_kernels::config::ceiling_flops_per_trip(math, threads)
@@ -34,6 +50,10 @@ pub fn ceiling_flops(ctx: &Context, math: Math, trips: u32) -> u64 {
 }
 
 /// Short display name of an instruction.
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::ceiling::math_name(tcgemm::Math::MmaTf32), "MMA tf32");
+/// ```
 pub fn math_name(math: Math) -> &'static str {
     match math {
         Math::Ffma => "FFMA (fp32)",
@@ -45,6 +65,15 @@ pub fn math_name(math: Math) -> &'static str {
 }
 
 /// One measured instruction ceiling.
+///
+/// ```no_run
+/// use tcgemm_testkit::{ceiling, Timer};
+/// let ctx = tcgemm::Context::new(0)?;
+/// let mut timer = Timer::new(&ctx)?;
+/// let c = ceiling::measure_ceiling(&mut timer, tcgemm::Math::MmaF16F32, 6.0, 5)?;
+/// println!("{}: {:.1} TFLOPS", c.kernel, c.tflops);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Ceiling {
     /// The instruction.
@@ -62,6 +91,13 @@ pub struct Ceiling {
 }
 
 /// A buffer for the ceiling kernels' per-thread output.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let mut out = tcgemm_testkit::ceiling::ceiling_out(&ctx)?;
+/// ctx.instruction_ceiling(tcgemm::Math::Ffma, 4, 100, &mut out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn ceiling_out(ctx: &Context) -> Result<CudaSlice<f32>, String> {
     let threads = CEILINGS
         .iter()
@@ -77,6 +113,15 @@ pub fn ceiling_out(ctx: &Context) -> Result<CudaSlice<f32>, String> {
 
 /// Loop trips that make one ceiling launch for `math` last about `target_ms` (after a warm-up
 /// launch that also loads it).
+///
+/// ```no_run
+/// use tcgemm_testkit::{ceiling, Timer};
+/// let ctx = tcgemm::Context::new(0)?;
+/// let mut timer = Timer::new(&ctx)?;
+/// let mut out = ceiling::ceiling_out(&ctx)?;
+/// let trips = ceiling::ceiling_trips(&mut timer, tcgemm::Math::Ffma, &mut out, 1.0)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn ceiling_trips(
     timer: &mut Timer<'_>,
     math: Math,
@@ -97,6 +142,13 @@ pub fn ceiling_trips(
 }
 
 /// The ceiling of `math`: median of `runs` launches of about `target_ms` each.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let mut timer = tcgemm_testkit::Timer::new(&ctx)?;
+/// let c = tcgemm_testkit::ceiling::measure_ceiling(&mut timer, tcgemm::Math::Ffma, 6.0, 5)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn measure_ceiling(
     timer: &mut Timer<'_>,
     math: Math,

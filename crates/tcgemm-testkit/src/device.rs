@@ -15,6 +15,15 @@ use std::sync::OnceLock;
 use tcgemm::{Context, ContextOptions, Error};
 
 /// Why no context was made.
+///
+/// ```no_run
+/// use tcgemm_testkit::{open, Open};
+/// let code = match open(0) {
+///     Ok(_ctx) => 0,
+///     Err(Open::NoGpu(_)) => 2,
+///     Err(Open::Broken(_)) => 1,
+/// };
+/// ```
 #[derive(Clone, Debug)]
 pub enum Open {
     /// No usable CUDA GPU (no driver library, no device, or one older than compute capability 8.0).

@@ -30,6 +30,8 @@
 //! }
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod blas;
 pub mod case;
 pub mod ceiling;

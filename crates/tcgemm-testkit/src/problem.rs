@@ -72,6 +72,11 @@ pub struct Problem {
 }
 
 /// Storage layout of one operand.
+///
+/// ```
+/// let l = tcgemm_testkit::Problem::new(3, 5, 7).pad_ld(0, 0, 2).layout_c();
+/// assert_eq!((l.ld, l.span(), l.full_span(), l.at(0, 1, 2)), (7, 19, 21, 9));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
     /// Rows as stored.

@@ -40,6 +40,14 @@ pub struct Reference {
 
 /// Host operands in the storage a [`Problem`] describes (whole allocations: views start at the
 /// layouts' offsets), with the functions that read one stored element as f64.
+///
+/// ```
+/// use tcgemm_testkit::{operands_of_bits, Problem, Reference};
+/// let p = Problem::new(1, 1, 2).offsets(1, 0, 0);
+/// let (a, b) = ([0u32, 1.0f32.to_bits(), 2.0f32.to_bits()], [3.0f32.to_bits(), 4.0f32.to_bits()]);
+/// let ops = operands_of_bits::<f32, f32>(&p, &a, &b, &[]);
+/// assert_eq!(Reference::full(&ops).vals, vec![11.0]);
+/// ```
 pub struct Operands<'a, A, C> {
     p: &'a Problem,
     a: &'a [A],

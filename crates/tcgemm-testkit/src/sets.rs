@@ -16,6 +16,19 @@ pub const MAX_SETS: usize = 64;
 
 /// Host inputs (for the reference) and `sets` rotating device (A, B, C) sets of one shape. Every
 /// set holds the same random non-zero A and B (at different addresses); C starts zeroed.
+///
+/// ```no_run
+/// use tcgemm_testkit::{Sets, Shape};
+/// let ctx = tcgemm::Context::new(0)?;
+/// let shape = Shape::new(1024, 1024, 1024);
+/// let mut sets = Sets::<half::f16, f32>::new(&ctx, shape, 1)?;
+/// let g = shape.gemm(tcgemm::Precision::Default);
+/// for i in 0..sets.len() {
+///     let Sets { a, b, c, .. } = &mut sets;
+///     ctx.gemm(&g, &a[i], &b[i], &mut c[i])?;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Sets<I, O> {
     /// A, as uploaded.
     pub ha: Vec<I>,
@@ -32,6 +45,13 @@ pub struct Sets<I, O> {
 /// How many sets of `set_bytes` to use: enough that together they span at least twice the L2
 /// (so a launch finds none of its operands in L2 from the last time its set ran), at least
 /// [`MIN_SETS`], at most [`MAX_SETS`], and no more than half of the free device memory holds.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let n = tcgemm_testkit::sets::set_count(&ctx, 3 << 20)?;
+/// assert!(n >= tcgemm_testkit::sets::MIN_SETS);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn set_count(ctx: &Context, set_bytes: usize) -> Result<usize, String> {
     let l2 = ctx.capabilities().l2_bytes as usize;
     let want = (2 * l2)
@@ -117,6 +137,14 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
 
 /// Fills `c` with all-ones bytes (NaN in f32, f16 and bf16) on `stream`, so an entry the next
 /// run does not write fails the error check instead of showing an earlier result.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let mut c = ctx.alloc_zeros::<f32>(1024)?;
+/// tcgemm_testkit::poison(ctx.stream(), &mut c)?;
+/// assert!(ctx.stream().clone_dtoh(&c)?.iter().all(|x| x.is_nan()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn poison<O: TestElem>(stream: &Arc<CudaStream>, c: &mut CudaSlice<O>) -> Result<(), String> {
     let bytes = c.num_bytes();
     stream

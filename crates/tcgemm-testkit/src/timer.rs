@@ -202,6 +202,10 @@ impl<'a> Timer<'a> {
 }
 
 /// The median of `v` (`NaN` when empty).
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
+/// ```
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;

@@ -17,6 +17,7 @@ use crate::elem::TestElem;
 /// it. For `k ≲ 9` this drops below the level of the few roundings themselves, so it is floored
 /// at `16·u ≈ 9.5e-7`: `k + 2 ≤ 11` roundings adding in quadrature give `√11·u·√k` relative to the
 /// magnitude the verifier normalises by, i.e. at most ~10·u.
+///
 /// ```
 /// assert!(tcgemm_testkit::tol_fp32(4096) > tcgemm_testkit::tol_fp32(1024));
 /// ```
@@ -28,6 +29,7 @@ pub fn tol_fp32(k: usize) -> f64 {
 /// f16/bf16 inputs with f32 accumulation in the tensor core. Products of two 16-bit values are
 /// exact in f32; the adder aligns and may truncate, so the random-walk estimate `2⁻²⁴·√k` gets a
 /// 16× margin, floored like [`tol_fp32`].
+///
 /// ```
 /// assert_eq!(tcgemm_testkit::tol_f32_acc(1), tcgemm_testkit::tol_f32_acc(0));
 /// ```
@@ -38,6 +40,7 @@ pub fn tol_f32_acc(k: usize) -> f64 {
 
 /// The rounding of a 16-bit output (`2u`, about 3.5σ of a term that concentrates over all entries);
 /// 0 for f32 output.
+///
 /// ```
 /// assert_eq!(tcgemm_testkit::tol_out::<f32>(), 0.0);
 /// assert_eq!(tcgemm_testkit::tol_out::<half::bf16>(), 2.0 / 256.0);
@@ -51,6 +54,7 @@ pub fn tol_out<O: TestElem>() -> f64 {
 }
 
 /// f16/bf16 inputs, f32 accumulation, output `O`: [`tol_f32_acc`] + [`tol_out`].
+///
 /// ```
 /// use tcgemm_testkit::{tol_16, tol_f32_acc};
 /// assert_eq!(tol_16::<f32>(512), tol_f32_acc(512));
@@ -64,6 +68,7 @@ pub fn tol_16<O: TestElem>(k: usize) -> f64 {
 /// of partial sums whose rms after `t` steps is `√(16t)/3`. Summing the independent rounding errors
 /// (variance `u²/3` each, relative to the partial sum) gives a relative error of the final entry
 /// `≈ 0.10·u·√k`; the bound takes 8× that plus `2u` for the final output rounding.
+///
 /// ```
 /// assert!(tcgemm_testkit::tol_acc16(1024) < 0.02);
 /// ```
