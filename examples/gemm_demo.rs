@@ -27,8 +27,7 @@ use cudarc::cublas::CudaBlas;
 use half::{bf16, f16};
 use tcgemm::{Context, Error, Precision};
 use tcgemm_testkit::{
-    blas, median, open, poison, random_vec, Open, Path, Reference, Rng, Sets, Shape, TestElem,
-    Timer,
+    blas, median, open_for, random_vec, Path, Reference, Rng, Sets, Shape, TestElem, Timer,
 };
 
 /// Multiply on a GPU with tcgemm, time it, check it against f64, and compare with cuBLAS.
@@ -165,15 +164,7 @@ fn measure<I: TestElem, O: TestElem>(
     run: Launch<'_, I, O>,
 ) -> Result<Measured, String> {
     let stream = timer.ctx().stream().clone();
-    poison(&stream, &mut bufs.c[0])?;
-    run(bufs, 0)?;
-    let c = stream
-        .clone_dtoh(&bufs.c[0])
-        .map_err(|e| format!("download: {e}"))?;
-    stream
-        .synchronize()
-        .map_err(|e| format!("synchronize: {e}"))?;
-    let rel_err = reference.rel_error(&c, &shape.problem());
+    let rel_err = bufs.checked_run(&stream, reference, &shape, &mut |b, s| run(b, s))?;
     let sets = bufs.len();
     timer.each(args.warmup, &mut |j| run(bufs, j % sets))?;
     let times = timer.each(args.iters.max(1), &mut |j| {
@@ -267,20 +258,11 @@ fn main() -> ExitCode {
             };
         }
     };
-    let ctx = match open(args.device) {
+    let ctx = match open_for("gemm_demo", args.device) {
         Ok(ctx) => ctx,
-        Err(Open::NoGpu(why) | Open::Broken(why)) => {
-            eprintln!("gemm_demo: no usable CUDA GPU {}: {why}", args.device);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let mut timer = match Timer::new(&ctx) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("gemm_demo: timer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut timer = Timer::new(&ctx);
     let caps = ctx.capabilities();
     println!(
         "device {}: {} (sm_{}{}, {} SMs, L2 {} MiB), modules {:?}",

@@ -69,7 +69,7 @@ pub fn math_name(math: Math) -> &'static str {
 /// ```no_run
 /// use tcgemm_testkit::{ceiling, Timer};
 /// let ctx = tcgemm::Context::new(0)?;
-/// let mut timer = Timer::new(&ctx)?;
+/// let mut timer = Timer::new(&ctx);
 /// let c = ceiling::measure_ceiling(&mut timer, tcgemm::Math::MmaF16F32, 6.0, 5)?;
 /// println!("{}: {:.1} TFLOPS", c.kernel, c.tflops);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -117,7 +117,7 @@ pub fn ceiling_out(ctx: &Context) -> Result<CudaSlice<f32>, String> {
 /// ```no_run
 /// use tcgemm_testkit::{ceiling, Timer};
 /// let ctx = tcgemm::Context::new(0)?;
-/// let mut timer = Timer::new(&ctx)?;
+/// let mut timer = Timer::new(&ctx);
 /// let mut out = ceiling::ceiling_out(&ctx)?;
 /// let trips = ceiling::ceiling_trips(&mut timer, tcgemm::Math::Ffma, &mut out, 1.0)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -145,7 +145,7 @@ pub fn ceiling_trips(
 ///
 /// ```no_run
 /// let ctx = tcgemm::Context::new(0)?;
-/// let mut timer = tcgemm_testkit::Timer::new(&ctx)?;
+/// let mut timer = tcgemm_testkit::Timer::new(&ctx);
 /// let c = tcgemm_testkit::ceiling::measure_ceiling(&mut timer, tcgemm::Math::Ffma, 6.0, 5)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -94,6 +94,27 @@ pub fn open(device: usize) -> Result<Context, Open> {
     open_with(device, None)
 }
 
+/// The context of a program (a tool or an example) on `device`, or, after printing
+/// `<program>: no usable CUDA GPU (device N): <why>` to stderr, the exit status 2 that the
+/// programs give for "no GPU".
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     let ctx = match tcgemm_testkit::open_for("my_tool", 0) {
+///         Ok(ctx) => ctx,
+///         Err(code) => return code,
+///     };
+///     println!("{}", ctx.capabilities().name);
+///     std::process::ExitCode::SUCCESS
+/// }
+/// ```
+pub fn open_for(program: &str, device: usize) -> Result<Context, std::process::ExitCode> {
+    open(device).map_err(|(Open::NoGpu(why) | Open::Broken(why))| {
+        eprintln!("{program}: no usable CUDA GPU (device {device}): {why}");
+        std::process::ExitCode::from(2)
+    })
+}
+
 /// [`open`] with `opts` (`None`: [`Context::new`]).
 ///
 /// ```no_run

@@ -25,6 +25,10 @@ pub fn lay(ta: bool, tb: bool) -> &'static str {
 /// One GEMM call, in the library's row-major convention. `None` leading dimensions and strides are
 /// left to the library's defaults (packed), which the helpers mirror.
 ///
+/// The fields are [`Gemm`]'s plus where each view starts in its allocation, and the layouts
+/// ([`Problem::layout_a`], ...) are worked out here, not taken from the library: tests check the
+/// library's lengths and defaults against these (e.g. `required_lens` against [`Layout::span`]).
+///
 /// ```
 /// use tcgemm_testkit::Problem;
 /// let p = Problem::new(5, 7, 11).trans(true, false).pad_ld(1, 0, 2).batched(3).offsets(1, 0, 0);

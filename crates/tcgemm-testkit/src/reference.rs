@@ -93,28 +93,24 @@ impl<'a, A: Copy + Sync, C: Copy + Sync> Operands<'a, A, C> {
         }
     }
 
+    /// Element `(r, c)` of batch item `z` of `op(X)`, for `X` stored in `l`, transposed when
+    /// `trans`.
+    #[inline]
+    fn op(&self, x: &[A], l: &Layout, trans: bool, (z, r, c): Point) -> f64 {
+        let idx = if trans { l.at(z, c, r) } else { l.at(z, r, c) };
+        (self.a_val)(x[l.offset + idx])
+    }
+
     /// `op(A)[z][i][q]`.
     #[inline]
     fn a(&self, z: usize, i: usize, q: usize) -> f64 {
-        let l = &self.la;
-        let idx = if self.p.trans_a {
-            l.at(z, q, i)
-        } else {
-            l.at(z, i, q)
-        };
-        (self.a_val)(self.a[l.offset + idx])
+        self.op(self.a, &self.la, self.p.trans_a, (z, i, q))
     }
 
     /// `op(B)[z][q][j]`.
     #[inline]
     fn b(&self, z: usize, q: usize, j: usize) -> f64 {
-        let l = &self.lb;
-        let idx = if self.p.trans_b {
-            l.at(z, j, q)
-        } else {
-            l.at(z, q, j)
-        };
-        (self.a_val)(self.b[l.offset + idx])
+        self.op(self.b, &self.lb, self.p.trans_b, (z, q, j))
     }
 
     #[inline]

@@ -6,6 +6,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
 use tcgemm::Context;
 
 use crate::elem::TestElem;
+use crate::reference::Reference;
 use crate::rng::random_vec;
 use crate::shapes::Shape;
 
@@ -125,6 +126,42 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
     /// No set at all (never, for sets [`Sets::new`] made).
     pub fn is_empty(&self) -> bool {
         self.c.is_empty()
+    }
+
+    /// The accuracy of one run: poisons C of set 0 ([`poison`]), runs `launch(self, 0)`, downloads
+    /// that C and returns its relative error against `reference` ([`Reference::rel_error`];
+    /// infinite when an entry is not finite, e.g. left unwritten).
+    ///
+    /// ```no_run
+    /// use tcgemm_testkit::{Reference, Rng, Sets, Shape};
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// let shape = Shape::new(512, 512, 512);
+    /// let mut sets = Sets::<f32, f32>::new(&ctx, shape, 1)?;
+    /// let p = shape.problem();
+    /// let reference = Reference::sampled_of_values(&p, &sets.ha, &sets.hb, 256, &mut Rng::new(1, 1));
+    /// let g = shape.gemm(tcgemm::Precision::Exact);
+    /// let err = sets.checked_run(ctx.stream(), &reference, &shape, &mut |sets, s| {
+    ///     let Sets { a, b, c, .. } = sets;
+    ///     ctx.gemm(&g, &a[s], &b[s], &mut c[s]).map(|_| ()).map_err(|e| e.to_string())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn checked_run(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        reference: &Reference,
+        shape: &Shape,
+        launch: &mut dyn FnMut(&mut Self, usize) -> Result<(), String>,
+    ) -> Result<f64, String> {
+        poison(stream, &mut self.c[0])?;
+        launch(self, 0)?;
+        let c = stream
+            .clone_dtoh(&self.c[0])
+            .map_err(|e| format!("download C: {e}"))?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("synchronize: {e}"))?;
+        Ok(reference.rel_error(&c, &shape.problem()))
     }
 
     /// Device bytes held by all sets.

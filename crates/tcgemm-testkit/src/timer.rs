@@ -34,8 +34,20 @@ pub struct Timer<'a> {
 }
 
 impl<'a> Timer<'a> {
-    /// A timer on `ctx`'s stream; calibrates the delay kernel (a few milliseconds).
-    pub fn new(ctx: &'a Context) -> Result<Timer<'a>, String> {
+    /// A timer on `ctx`'s stream; calibrates the delay kernel (a few milliseconds). Without one
+    /// (the calibration failed) [`Timer::no_delay`] says why, and timings of short launches may
+    /// include host gaps.
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// let mut timer = tcgemm_testkit::Timer::new(&ctx);
+    /// let mut out = ctx.alloc_zeros::<f32>(1 << 20)?;
+    /// let ms = timer.each(10, &mut |_| ctx.instruction_ceiling(tcgemm::Math::Ffma, 1, 100, &mut out)
+    ///     .map(|_| ()).map_err(|e| e.to_string()))?;
+    /// println!("median {} ms", tcgemm_testkit::median(&ms));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(ctx: &'a Context) -> Timer<'a> {
         let mut t = Timer {
             ctx,
             events: Vec::new(),
@@ -47,7 +59,30 @@ impl<'a> Timer<'a> {
             Ok(d) => t.delay = Some(d),
             Err(e) => t.no_delay = Some(e),
         }
-        Ok(t)
+        t
+    }
+
+    /// Records event `i` on the context's stream.
+    fn record(&self, i: usize) -> Result<(), String> {
+        self.events[i]
+            .record(self.ctx.stream())
+            .map_err(|e| format!("record: {e}"))
+    }
+
+    /// Device time between events `i` and `j` (recorded and synchronized), ms.
+    fn between(&self, i: usize, j: usize) -> Result<f64, String> {
+        let t = self.events[i]
+            .elapsed_ms(&self.events[j])
+            .map_err(|e| format!("elapsed: {e}"))?;
+        Ok(f64::from(t))
+    }
+
+    /// Waits for the context's stream.
+    fn synchronize(&self) -> Result<(), String> {
+        self.ctx
+            .stream()
+            .synchronize()
+            .map_err(|e| format!("synchronize: {e}"))
     }
 
     /// The context whose stream this timer times.
@@ -67,25 +102,18 @@ impl<'a> Timer<'a> {
             .instruction_ceiling(Math::Ffma, 1, trips / 10, &mut out)
             .map_err(|e| e.to_string())?;
         self.ensure_events(2)?;
-        let stream = self.ctx.stream();
-        self.events[0]
-            .record(stream)
-            .map_err(|e| format!("record: {e}"))?;
+        self.record(0)?;
         self.ctx
             .instruction_ceiling(Math::Ffma, 1, trips, &mut out)
             .map_err(|e| e.to_string())?;
-        self.events[1]
-            .record(stream)
-            .map_err(|e| format!("record: {e}"))?;
-        let ms = self.events[0]
-            .elapsed_ms(&self.events[1])
-            .map_err(|e| format!("elapsed: {e}"))?;
+        self.record(1)?;
+        let ms = self.between(0, 1)?;
         if ms.is_nan() || ms <= 0.0 {
             return Err(format!("the delay kernel timed {ms} ms"));
         }
         Ok(Delay {
             out,
-            ns_per_trip: f64::from(ms) * 1e6 / f64::from(trips),
+            ns_per_trip: ms * 1e6 / f64::from(trips),
         })
     }
 
@@ -130,7 +158,6 @@ impl<'a> Timer<'a> {
         n: usize,
         launch: &mut dyn FnMut(usize) -> Result<(), String>,
     ) -> Result<Vec<f64>, String> {
-        let stream = self.ctx.stream().clone();
         let mut ms = Vec::with_capacity(n);
         let mut j0 = 0;
         while j0 < n {
@@ -138,24 +165,15 @@ impl<'a> Timer<'a> {
             self.ensure_events(len + 1)?;
             self.delay(len)?;
             let t0 = Instant::now();
-            self.events[0]
-                .record(&stream)
-                .map_err(|e| format!("record: {e}"))?;
+            self.record(0)?;
             for j in 0..len {
                 launch(j0 + j)?;
-                self.events[j + 1]
-                    .record(&stream)
-                    .map_err(|e| format!("record: {e}"))?;
+                self.record(j + 1)?;
             }
             self.learn(t0.elapsed(), len);
-            stream
-                .synchronize()
-                .map_err(|e| format!("synchronize: {e}"))?;
+            self.synchronize()?;
             for j in 0..len {
-                let t = self.events[j]
-                    .elapsed_ms(&self.events[j + 1])
-                    .map_err(|e| format!("elapsed: {e}"))?;
-                ms.push(f64::from(t));
+                ms.push(self.between(j, j + 1)?);
             }
             j0 += len;
         }
@@ -170,7 +188,6 @@ impl<'a> Timer<'a> {
         n: u64,
         launch: &mut dyn FnMut(u64) -> Result<(), String>,
     ) -> Result<Duration, String> {
-        let stream = self.ctx.stream().clone();
         self.ensure_events(2)?;
         let mut total = 0.0f64;
         let mut j0 = 0u64;
@@ -178,23 +195,14 @@ impl<'a> Timer<'a> {
             let len = (CHUNK as u64).min(n - j0);
             self.delay(len as usize)?;
             let t0 = Instant::now();
-            self.events[0]
-                .record(&stream)
-                .map_err(|e| format!("record: {e}"))?;
+            self.record(0)?;
             for j in 0..len {
                 launch(j0 + j)?;
             }
-            self.events[1]
-                .record(&stream)
-                .map_err(|e| format!("record: {e}"))?;
+            self.record(1)?;
             self.learn(t0.elapsed(), len as usize);
-            stream
-                .synchronize()
-                .map_err(|e| format!("synchronize: {e}"))?;
-            let t = self.events[0]
-                .elapsed_ms(&self.events[1])
-                .map_err(|e| format!("elapsed: {e}"))?;
-            total += f64::from(t);
+            self.synchronize()?;
+            total += self.between(0, 1)?;
             j0 += len;
         }
         Ok(Duration::from_secs_f64(total * 1e-3))

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use half::{bf16, f16};
 use tcgemm::{Gemm, Math, Role};
-use tcgemm_testkit::{ceiling, median, open, Open, Sets, Shape, TestElem, Timer};
+use tcgemm_testkit::{ceiling, median, open_for, Sets, Shape, TestElem, Timer};
 use tcgemm_tools::{err_text, parse_args};
 
 /// Times every GEMM kernel of a type pair by name on square shapes, and the instruction ceilings.
@@ -151,39 +151,21 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let pairs: Vec<Pair> = args
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Pair(p) => Some(*p),
-            Item::Size(_) => None,
-        })
-        .collect();
-    let mut sizes: Vec<usize> = args
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Size(n) => Some(*n),
-            Item::Pair(_) => None,
-        })
-        .collect();
+    let (mut pairs, mut sizes) = (Vec::new(), Vec::new());
+    for item in &args.items {
+        match *item {
+            Item::Pair(p) => pairs.push(p),
+            Item::Size(n) => sizes.push(n),
+        }
+    }
     if sizes.is_empty() {
         sizes = vec![2048, 4096, 8192];
     }
-    let ctx = match open(args.device) {
+    let ctx = match open_for("kernel_sweep", args.device) {
         Ok(c) => c,
-        Err(Open::NoGpu(why) | Open::Broken(why)) => {
-            eprintln!("kernel_sweep: no usable CUDA GPU: {why}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let mut timer = match Timer::new(&ctx) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("kernel_sweep: timer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut timer = Timer::new(&ctx);
     let all_layouts = args.all_layouts || std::env::var_os("SWEEP_ALL_LAYOUTS").is_some();
     let want = |p: Pair| pairs.is_empty() || pairs.contains(&p);
     println!("| path | kernel | n | ms | TFLOPS |\n|---|---|---:|---:|---:|");

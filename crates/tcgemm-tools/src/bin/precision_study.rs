@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use half::f16;
 use tcgemm::{Context, Gemm, Precision};
-use tcgemm_testkit::{open, random_vec, Open, Problem, Reference};
+use tcgemm_testkit::{open_for, random_vec, Problem, Reference};
 use tcgemm_tools::{err_text, parse_args};
 
 /// Error of FP32, mixed and f16-accumulation GEMMs of the same f16 inputs against f64, by K.
@@ -95,12 +95,9 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let ctx = match open(args.device) {
+    let ctx = match open_for("precision_study", args.device) {
         Ok(c) => c,
-        Err(Open::NoGpu(why) | Open::Broken(why)) => {
-            eprintln!("precision_study: no usable CUDA GPU: {why}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     println!("| K | FP32 max abs | FP32 rel | mixed f16→f32 max abs | mixed rel | f16-acc max abs | f16-acc rel |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");

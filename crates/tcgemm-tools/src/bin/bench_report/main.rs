@@ -41,7 +41,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use tcgemm::{Context, KernelSpec, Role};
-use tcgemm_testkit::{blas, ceiling, open, Open, Path, Shape, Timer};
+use tcgemm_testkit::{blas, ceiling, open_for, Path, Shape, Timer};
 use tcgemm_tools::parse_args;
 
 use measure::{run_path, Env, Row};
@@ -324,19 +324,9 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let ctx = match open(args.device) {
+    let ctx = match open_for("bench_report", args.device) {
         Ok(c) => c,
-        Err(Open::NoGpu(why)) => {
-            eprintln!(
-                "bench_report: no usable CUDA GPU (device {}): {why}",
-                args.device
-            );
-            return ExitCode::from(2);
-        }
-        Err(Open::Broken(why)) => {
-            eprintln!("bench_report: {why}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let extras = match forced_kernels(&ctx, &args.kernels) {
         Ok(e) => e,
@@ -361,13 +351,7 @@ fn main() -> ExitCode {
         ctx.capabilities().ordinal
     );
     let (blas_handle, blas_line) = load_blas(&ctx);
-    let mut timer = match Timer::new(&ctx) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("bench_report: timer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut timer = Timer::new(&ctx);
     if let Some(why) = &timer.no_delay {
         eprintln!("bench_report: warning: no GPU-side delay ({why}); short launches may include host gaps");
     }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use cudarc::cublas::CudaBlas;
 use half::{bf16, f16};
 use tcgemm::{Context, KernelSpec};
-use tcgemm_testkit::{blas, median, poison, Path, Reference, Rng, Sets, Shape, TestElem, Timer};
+use tcgemm_testkit::{blas, median, Path, Reference, Rng, Sets, Shape, TestElem, Timer};
 use tcgemm_tools::err_text;
 
 /// Timed rounds per case: at least, at most, and the GPU time aimed at (ms).
@@ -97,16 +97,9 @@ fn check<I: TestElem, O: TestElem>(
     sets: &mut Sets<I, O>,
     reference: &Reference,
 ) -> Result<f64, String> {
-    let stream = env.ctx.stream();
-    poison(stream, &mut sets.c[0])?;
-    launch(env, imp, case, sets, 0)?;
-    let c = stream
-        .clone_dtoh(&sets.c[0])
-        .map_err(|e| format!("download C: {e}"))?;
-    stream
-        .synchronize()
-        .map_err(|e| format!("synchronize: {e}"))?;
-    Ok(reference.rel_error(&c, &case.1.problem()))
+    sets.checked_run(env.ctx.stream(), reference, &case.1, &mut |sets, s| {
+        launch(env, imp, case, sets, s)
+    })
 }
 
 /// The rows of a case before measuring (dispatch's first, then one per forced kernel that serves
