@@ -12,7 +12,7 @@
 //!   TF32/F16/BF16).
 //! - Ids are `<group>/<kernel>/<shape>`: the kernel `Context::plan` dispatches for the call, and
 //!   `MxNxK` (or `BATCH*MxNxK`). Shapes: the list shared with `bench_report`
-//!   (`examples/support/mod.rs`): squares 1024–8192; M ∈ {16, 128, 4096} × (N, K) ∈ {(4096, 4096),
+//!   (`tcgemm_testkit::all_shapes`): squares 1024–8192; M ∈ {16, 128, 4096} × (N, K) ∈ {(4096, 4096),
 //!   (11008, 4096), (4096, 11008)}; 64×8192×8192, 8192×64×8192, 8192×8192×64; 1921×1023×517,
 //!   4095×4095×4095; 1000 × 64×64×64 batched. Row-major, packed, no transposes, `alpha = 1`,
 //!   `beta = 0`.
@@ -22,7 +22,7 @@
 //! - Device time only: `iter_custom` records a CUDA event, enqueues the launches, records an event
 //!   after the last one, synchronizes and returns the elapsed device time (per chunk of at most 128
 //!   launches, each chunk queued behind a short GPU-side delay so that host enqueueing never idles
-//!   the GPU between the events; see `examples/support/gpu.rs`). Host clocks never time the
+//!   the GPU between the events; see `tcgemm_testkit::timer`). Host clocks never time the
 //!   asynchronous calls.
 //! - Inputs: random non-zero values in `[-1, 1]`; the launches rotate through at least 3 (A, B, C)
 //!   buffer sets spanning at least twice the L2 where device memory allows (at most half the free
@@ -35,9 +35,6 @@
 //!   when `TCGEMM_REQUIRE_GPU=1` (as the bundle's `run.sh` sets), so a GPU run cannot pass by
 //!   skipping.
 
-#[path = "../examples/support/mod.rs"]
-mod support;
-
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -45,16 +42,10 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use half::{bf16, f16};
 use tcgemm::Context;
-
-use support::gpu::{self, Open, Sets, Timer};
-use support::{El, Path, Shape};
-
-fn require_gpu() -> bool {
-    std::env::var("TCGEMM_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1")
-}
+use tcgemm_testkit::{ceiling, open, require_gpu, Open, Path, Sets, Shape, TestElem, Timer};
 
 fn main() -> ExitCode {
-    let ctx = match gpu::open(0) {
+    let ctx = match open(0) {
         Ok(ctx) => ctx,
         Err(Open::NoGpu(why)) => {
             println!("no CUDA GPU: skipped ({why})");
@@ -80,13 +71,7 @@ fn main() -> ExitCode {
         caps.l2_bytes >> 20,
         caps.targets
     );
-    let mut timer = match Timer::new(&ctx) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("gemm bench: timer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut timer = Timer::new(&ctx);
     if let Some(why) = &timer.no_delay {
         eprintln!(
             "gemm bench: warning: no GPU-side delay ({why}); short launches may include host gaps"
@@ -97,7 +82,7 @@ fn main() -> ExitCode {
         .warm_up_time(Duration::from_millis(250))
         .measurement_time(Duration::from_secs(1))
         .configure_from_args();
-    let shapes = support::all_shapes();
+    let shapes = tcgemm_testkit::all_shapes();
     for (group, paths) in [
         ("fp32", &[Path::Fp32][..]),
         ("tf32", &[Path::Tf32][..]),
@@ -126,7 +111,7 @@ fn main() -> ExitCode {
 }
 
 /// Buffer sets for `shape`, with one untimed launch on each (loads and warms the kernel).
-fn prepare<I: El, O: El>(ctx: &Context, path: Path, shape: Shape) -> Sets<I, O> {
+fn prepare<I: TestElem, O: TestElem>(ctx: &Context, path: Path, shape: Shape) -> Sets<I, O> {
     let what = format!("{}/{}", path.name(), shape.label());
     let mut s = Sets::<I, O>::new(ctx, shape, 0x7c3a_0001)
         .unwrap_or_else(|e| panic!("{what}: buffers: {e}"));
@@ -143,7 +128,7 @@ fn prepare<I: El, O: El>(ctx: &Context, path: Path, shape: Shape) -> Sets<I, O> 
 }
 
 /// One benchmark: the dispatched kernel on `shape`, launches rotating through the buffer sets.
-fn bench_gemm<I: El, O: El>(
+fn bench_gemm<I: TestElem, O: TestElem>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     ctx: &Context,
     timer: &mut Timer<'_>,
@@ -184,13 +169,13 @@ fn bench_gemm<I: El, O: El>(
 fn bench_ceilings(c: &mut Criterion, ctx: &Context, timer: &mut Timer<'_>) {
     let mut group = c.benchmark_group("ceilings");
     group.sampling_mode(SamplingMode::Flat);
-    for math in gpu::CEILINGS {
-        let Some(name) = gpu::ceiling_kernel(math) else {
+    for math in ceiling::CEILINGS {
+        let Some(name) = ceiling::ceiling_kernel(math) else {
             println!("ceilings/{math:?}: skipped: no ceiling kernel in this build");
             continue;
         };
-        let prepared = gpu::ceiling_out(ctx).and_then(|mut out| {
-            let trips = gpu::ceiling_trips(timer, math, &mut out, 1.0)?;
+        let prepared = ceiling::ceiling_out(ctx).and_then(|mut out| {
+            let trips = ceiling::ceiling_trips(timer, math, &mut out, 1.0)?;
             Ok((out, trips))
         });
         let (mut out, trips) = match prepared {
@@ -200,14 +185,21 @@ fn bench_ceilings(c: &mut Criterion, ctx: &Context, timer: &mut Timer<'_>) {
                 continue;
             }
         };
-        group.throughput(Throughput::Elements(gpu::ceiling_flops(ctx, math, trips)));
+        group.throughput(Throughput::Elements(ceiling::ceiling_flops(
+            ctx, math, trips,
+        )));
         group.bench_function(name, |b| {
             b.iter_custom(|iters| {
                 timer
                     .total(iters, &mut |_| {
-                        ctx.instruction_ceiling(math, gpu::CEILING_BLOCKS_PER_SM, trips, &mut out)
-                            .map(|_| ())
-                            .map_err(|e| e.to_string())
+                        ctx.instruction_ceiling(
+                            math,
+                            ceiling::CEILING_BLOCKS_PER_SM,
+                            trips,
+                            &mut out,
+                        )
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
                     })
                     .unwrap_or_else(|e| panic!("ceilings/{name}: {e}"))
             });

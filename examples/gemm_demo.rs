@@ -1,148 +1,128 @@
-//! tcgemm's main job, end to end: multiply on GPU 0, time it, check it, and compare with cuBLAS.
+//! tcgemm's main job, end to end: multiply on a GPU, time it, check it, and compare with cuBLAS.
 //!
 //! ```text
 //! cargo run --release --example gemm_demo                       # f32: 1024³, 4096³, 8192³, 1921×1023×517
 //! cargo run --release --example gemm_demo -- --precision tf32 2048 1000x3000x500
 //! cargo run --release --example gemm_demo -- --sizes 4096,8192 --precision f16 --out f32
+//! cargo run --release --example gemm_demo -- --help
 //! ```
 //!
-//! For every shape (`N` = `N×N×N`, or `MxNxK`): C = A·B (row-major, no transposes, `alpha = 1`,
-//! `beta = 0`) with inputs uniform in `[-1, 1]`. Timing: warm-up runs, then the median of
-//! `--iters` runs, each bracketed by CUDA events on the context's stream (queued behind a short
-//! GPU-side delay, so host enqueueing is not timed: `examples/support/gpu.rs`); the runs rotate
-//! through enough input/output buffer sets (at least 3, and at least twice the L2 size where memory
-//! allows) that L2 does not hold the operands from one run to the next. TFLOPS = 2·m·n·k / time. The error is the relative
-//! Frobenius error of C against an f64 CPU reference on a sample of entries, each a full-length dot
-//! product. When libcublas loads, cuBLAS runs the same product on the same buffers in the same
-//! process (row-major via the column-major identity Cᵀ = Bᵀ·Aᵀ). A precision or shape tcgemm does not
-//! support yet prints `unsupported: ...` for that row. Exits 2 without a GPU, 1 when a row failed.
-
-#[path = "support/mod.rs"]
-mod support;
+//! For every shape (`N` = `N×N×N`, `MxNxK`, `BATCH*MxNxK`, optionally `:nt`, `:tn`, `:tt`): C = A·B
+//! (row-major, `alpha = 1`, `beta = 0`) with inputs uniform in `[-1, 1]`. Timing: warm-up runs,
+//! then the median of `--iters` runs, each bracketed by CUDA events on the context's stream (queued
+//! behind a short GPU-side delay, so host enqueueing is not timed: `tcgemm_testkit::timer`); the
+//! runs rotate through enough input/output buffer sets (at least 3, and at least twice the L2 size
+//! where memory allows) that L2 does not hold the operands from one run to the next. TFLOPS =
+//! 2·m·n·k·batch / time. The error is the relative Frobenius error of C against an f64 CPU
+//! reference on a sample of entries, each a full-length dot product. When libcublas loads, cuBLAS
+//! runs the same product on the same buffers in the same process (row-major via the column-major
+//! identity Cᵀ = Bᵀ·Aᵀ). A precision or shape tcgemm does not support prints `unsupported: ...` for
+//! that row. With f16 or bf16 output, a last table times converting f32 data first
+//! (`Context::convert`). Exits 2 without a GPU, 1 when a row failed, 64 on bad arguments.
 
 use std::process::ExitCode;
 
+use clap::{Parser, ValueEnum};
 use cudarc::cublas::CudaBlas;
 use half::{bf16, f16};
-use support::check::Reference;
-use support::gpu::{self, Open, Sets, Timer};
-use support::{blas, El, Path, Shape};
 use tcgemm::{Context, Error, Precision};
+use tcgemm_testkit::{
+    blas, median, open_for, random_vec, Path, Reference, Rng, Sets, Shape, TestElem, Timer,
+};
 
-const USAGE: &str = "\
-usage: gemm_demo [--precision f32|tf32|f16|bf16] [--out same|f32] [--sizes S,S,...] [--iters N]
-                 [--warmup N] [--samples N] [--device N] [S ...]
-  S: N (an N×N×N product) or MxNxK.   default sizes: 1024 4096 8192 1921x1023x517
-  --out f32: f16/bf16 inputs with an f32 output (default: output type = input type)";
-
-// ---------------------------------------------------------------------------------------------
-// Arguments
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Prec {
-    F32,
-    Tf32,
-    F16,
-    Bf16,
-}
-
-impl Prec {
-    fn name(self) -> &'static str {
-        match self {
-            Prec::F32 => "f32",
-            Prec::Tf32 => "tf32",
-            Prec::F16 => "f16",
-            Prec::Bf16 => "bf16",
-        }
-    }
-}
-
+/// Multiply on a GPU with tcgemm, time it, check it against f64, and compare with cuBLAS.
+#[derive(Parser, Debug)]
+#[command(name = "gemm_demo")]
 struct Args {
-    sizes: Vec<(usize, usize, usize)>,
-    prec: Prec,
-    out_f32: bool,
+    /// Element types and arithmetic of the inputs.
+    #[arg(short, long, value_enum, default_value_t = Prec::F32)]
+    precision: Prec,
+    /// The output type: the input type, or f32 (f16 and bf16 inputs only).
+    #[arg(long, value_enum, default_value_t = Out::Same)]
+    out: Out,
+    /// Comma list of sizes, added to the SIZE arguments.
+    #[arg(long, value_delimiter = ',', value_parser = Shape::parse, value_name = "SIZE,...")]
+    sizes: Vec<Shape>,
+    /// Sizes: N (an N×N×N product), MxNxK or BATCH*MxNxK, optionally with :nt, :tn or :tt
+    /// [default: 1024 4096 8192 1921x1023x517].
+    #[arg(value_parser = Shape::parse, value_name = "SIZE")]
+    more_sizes: Vec<Shape>,
+    /// Timed runs per row (their median is reported).
+    #[arg(long, default_value_t = 10)]
     iters: usize,
+    /// Untimed runs first.
+    #[arg(long, default_value_t = 3)]
     warmup: usize,
+    /// Entries of C checked against the f64 reference.
+    #[arg(long, default_value_t = 1024)]
     samples: usize,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
     device: usize,
 }
 
-fn parse_size(s: &str) -> Result<(usize, usize, usize), String> {
-    let dims: Result<Vec<usize>, _> = s
-        .split(['x', 'X', '×'])
-        .map(|d| d.trim().parse::<usize>())
-        .collect();
-    match *dims.map_err(|e| format!("bad size '{s}': {e}"))?.as_slice() {
-        [n] => Ok((n, n, n)),
-        [m, n, k] => Ok((m, n, k)),
-        _ => Err(format!("bad size '{s}': use N or MxNxK")),
-    }
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Prec {
+    /// f32, exact FP32 (FFMA).
+    #[value(alias = "fp32")]
+    F32,
+    /// f32 on TF32 tensor cores.
+    Tf32,
+    /// f16, tensor cores, f32 accumulation.
+    #[value(alias = "fp16", alias = "half")]
+    F16,
+    /// bf16, tensor cores, f32 accumulation.
+    Bf16,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut a = Args {
-        sizes: Vec::new(),
-        prec: Prec::F32,
-        out_f32: false,
-        iters: 10,
-        warmup: 3,
-        samples: 1024,
-        device: 0,
-    };
-    let mut flags = support::args::Flags::from_env();
-    while let Some(flag) = flags.next_flag() {
-        match flag.as_str() {
-            "-h" | "--help" => return Err(String::new()),
-            "--precision" | "-p" => {
-                a.prec = match flags.value("--precision")?.to_ascii_lowercase().as_str() {
-                    "f32" | "fp32" => Prec::F32,
-                    "tf32" => Prec::Tf32,
-                    "f16" | "fp16" | "half" => Prec::F16,
-                    "bf16" => Prec::Bf16,
-                    other => {
-                        return Err(format!(
-                            "unknown precision '{other}' (f32, tf32, f16, bf16)"
-                        ))
-                    }
-                }
-            }
-            "--out" => {
-                a.out_f32 = match flags.value("--out")?.as_str() {
-                    "f32" => true,
-                    "same" => false,
-                    other => return Err(format!("--out {other}: use same or f32")),
-                }
-            }
-            "--sizes" => {
-                for s in flags
-                    .value("--sizes")?
-                    .split(',')
-                    .filter(|s| !s.trim().is_empty())
-                {
-                    a.sizes.push(parse_size(s.trim())?);
-                }
-            }
-            "--iters" => a.iters = flags.number("--iters")?.max(1),
-            "--warmup" => a.warmup = flags.number("--warmup")?,
-            "--samples" => a.samples = flags.number("--samples")?.max(1),
-            "--device" => a.device = flags.number("--device")?,
-            s if s.starts_with('-') => return Err(format!("unknown option '{s}'")),
-            s => a.sizes.push(parse_size(s)?),
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Out {
+    /// The input type.
+    Same,
+    /// f32.
+    F32,
+}
+
+impl Args {
+    /// The shapes to run, in order.
+    fn shapes(&self) -> Vec<Shape> {
+        let v: Vec<Shape> = self.sizes.iter().chain(&self.more_sizes).copied().collect();
+        if v.is_empty() {
+            vec![
+                Shape::new(1024, 1024, 1024),
+                Shape::new(4096, 4096, 4096),
+                Shape::new(8192, 8192, 8192),
+                Shape::new(1921, 1023, 517),
+            ]
+        } else {
+            v
         }
     }
-    if a.sizes.is_empty() {
-        a.sizes = vec![
-            (1024, 1024, 1024),
-            (4096, 4096, 4096),
-            (8192, 8192, 8192),
-            (1921, 1023, 517),
-        ];
+
+    /// f16/bf16 inputs with an f32 output.
+    fn out_f32(&self) -> bool {
+        self.out == Out::F32 && matches!(self.precision, Prec::F16 | Prec::Bf16)
     }
-    if a.out_f32 && matches!(a.prec, Prec::F32 | Prec::Tf32) {
-        a.out_f32 = false;
+
+    /// `f32`, `tf32`, `f16 -> f32`, ...
+    fn label(&self) -> String {
+        let name = format!("{:?}", self.precision).to_lowercase();
+        match (self.precision, self.out_f32()) {
+            (Prec::F32 | Prec::Tf32, _) => name,
+            (_, true) => format!("{name} -> f32"),
+            (_, false) => format!("{name} -> {name}"),
+        }
     }
-    Ok(a)
+
+    /// The tcgemm precision and the path whose cuBLAS compute type matches.
+    fn path(&self) -> (Precision, Path) {
+        match self.precision {
+            Prec::F32 => (Precision::Exact, Path::Fp32),
+            Prec::Tf32 => (Precision::Tf32, Path::Tf32),
+            // f16/bf16 (either output): FP32 compute, as Path::F16 uses.
+            Prec::F16 | Prec::Bf16 => (Precision::Default, Path::F16),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,20 +138,10 @@ struct Measured {
 }
 
 struct Row {
-    shape: (usize, usize, usize),
+    shape: Shape,
     kernel: String,
     ours: Result<Measured, String>,
     blas: Result<Measured, String>,
-}
-
-/// Precision of the tcgemm call and cuBLAS compute type for `prec`.
-fn precision_of(prec: Prec) -> (Precision, Path) {
-    match prec {
-        Prec::F32 => (Precision::Exact, Path::Fp32),
-        Prec::Tf32 => (Precision::Tf32, Path::Tf32),
-        // f16/bf16 (either output): FP32 compute, as Path::F16 uses.
-        Prec::F16 | Prec::Bf16 => (Precision::Default, Path::F16),
-    }
 }
 
 fn err_text(e: Error) -> String {
@@ -181,33 +151,26 @@ fn err_text(e: Error) -> String {
     }
 }
 
+/// One launch on buffer set `s`.
+type Launch<'a, I, O> = &'a dyn Fn(&mut Sets<I, O>, usize) -> Result<(), String>;
+
 /// Accuracy (NaN-poisoned C of set 0, one run, sampled error), then the median of `args.iters`
 /// event-timed runs after `args.warmup` warm-up runs, rotating through the buffer sets.
-fn measure<I: El, O: El, F>(
+fn measure<I: TestElem, O: TestElem>(
     timer: &mut Timer<'_>,
     args: &Args,
     shape: Shape,
-    bufs: &mut Sets<I, O>,
-    reference: &Reference,
-    run: F,
-) -> Result<Measured, String>
-where
-    F: Fn(&mut Sets<I, O>, usize) -> Result<(), String>,
-{
+    (bufs, reference): (&mut Sets<I, O>, &Reference),
+    run: Launch<'_, I, O>,
+) -> Result<Measured, String> {
     let stream = timer.ctx().stream().clone();
-    gpu::poison(&stream, &mut bufs.c[0])?;
-    run(bufs, 0)?;
-    let c = stream
-        .clone_dtoh(&bufs.c[0])
-        .map_err(|e| format!("download: {e}"))?;
-    stream
-        .synchronize()
-        .map_err(|e| format!("synchronize: {e}"))?;
-    let rel_err = reference.rel_error(&c);
+    let rel_err = bufs.checked_run(&stream, reference, &shape, &mut |b, s| run(b, s))?;
     let sets = bufs.len();
     timer.each(args.warmup, &mut |j| run(bufs, j % sets))?;
-    let times = timer.each(args.iters, &mut |j| run(bufs, (args.warmup + j) % sets))?;
-    let ms = gpu::median(&times);
+    let times = timer.each(args.iters.max(1), &mut |j| {
+        run(bufs, (args.warmup + j) % sets)
+    })?;
+    let ms = median(&times);
     Ok(Measured {
         ms,
         tflops: shape.flops() as f64 / (ms * 1e-3) / 1e12,
@@ -215,73 +178,69 @@ where
     })
 }
 
-fn bench<I: El, O: El>(
-    ctx: &Context,
+/// tcgemm, then cuBLAS on the same buffers, on `shape`.
+fn bench<I: TestElem, O: TestElem>(
     timer: &mut Timer<'_>,
     blas: Option<&CudaBlas>,
     args: &Args,
-    shape: (usize, usize, usize),
+    shape: Shape,
 ) -> Row {
-    let (m, n, k) = shape;
-    let (precision, path) = precision_of(args.prec);
-    let sh = Shape::new(m, n, k);
-    let g = sh.gemm(precision);
-    let mut row = Row {
+    let ctx = timer.ctx();
+    let (precision, path) = args.path();
+    let g = shape.gemm(precision);
+    let skipped = |ours: String| Row {
         shape,
         kernel: String::new(),
-        ours: Err(String::new()),
-        blas: Err(String::new()),
+        ours: Err(ours),
+        blas: Err("skipped".into()),
     };
-    match ctx.plan::<I, O>(&g) {
-        Ok(p) => row.kernel = p.kernel.name.to_string(),
-        Err(e) => {
-            row.ours = Err(err_text(e));
-            row.blas = Err("skipped".into());
-            return row;
-        }
-    }
-    if m == 0 || n == 0 || k == 0 {
-        row.ours = Err("empty shape: nothing to time".into());
-        row.blas = Err("skipped".into());
-        return row;
-    }
-    let mut bufs = match Sets::<I, O>::new(ctx, sh, 1) {
+    let kernel = match ctx.plan::<I, O>(&g) {
+        Ok(p) => p.kernel.name.to_string(),
+        Err(e) => return skipped(err_text(e)),
+    };
+    let mut bufs = match Sets::<I, O>::new(ctx, shape, 1) {
         Ok(v) => v,
-        Err(e) => {
-            row.ours = Err(format!("error: {e}"));
-            row.blas = Err("skipped".into());
-            return row;
-        }
+        Err(e) => return skipped(format!("error: {e}")),
     };
-    let reference = Reference::new(&bufs.ha, &bufs.hb, sh, args.samples);
-
-    // Ours, then cuBLAS on the same buffers.
+    let mut rng = Rng::new(0x5eed, 99);
+    let reference =
+        Reference::sampled_of_values(&shape.problem(), &bufs.ha, &bufs.hb, args.samples, &mut rng);
+    let data = (&mut bufs, &reference);
     let ours = |b: &mut Sets<I, O>, s: usize| {
         let Sets { a, b, c, .. } = b;
         ctx.gemm(&g, &a[s], &b[s], &mut c[s])
             .map(drop)
             .map_err(err_text)
     };
-    row.ours = measure(timer, args, sh, &mut bufs, &reference, ours);
-    row.blas = match blas {
+    let ours = measure(timer, args, shape, data, &ours);
+    let blas = match blas {
         None => Err("unavailable".into()),
         Some(h) => {
             let theirs = |b: &mut Sets<I, O>, s: usize| {
                 let Sets { a, b, c, .. } = b;
-                blas::gemm::<I, O>(
-                    h,
-                    ctx.stream(),
-                    path.cublas_compute(),
-                    sh,
-                    &a[s],
-                    &b[s],
-                    &mut c[s],
-                )
+                let compute = path.cublas_compute();
+                blas::gemm::<I, O>(h, ctx.stream(), compute, shape, &a[s], &b[s], &mut c[s])
             };
-            measure(timer, args, sh, &mut bufs, &reference, theirs)
+            measure(timer, args, shape, (&mut bufs, &reference), &theirs)
         }
     };
-    row
+    Row {
+        shape,
+        kernel,
+        ours,
+        blas,
+    }
+}
+
+/// The row of `shape` for the element types `args` asks for.
+fn bench_row(timer: &mut Timer<'_>, blas: Option<&CudaBlas>, args: &Args, shape: Shape) -> Row {
+    match (args.precision, args.out_f32()) {
+        (Prec::F32 | Prec::Tf32, _) => bench::<f32, f32>(timer, blas, args, shape),
+        (Prec::F16, false) => bench::<f16, f16>(timer, blas, args, shape),
+        (Prec::F16, true) => bench::<f16, f32>(timer, blas, args, shape),
+        (Prec::Bf16, false) => bench::<bf16, bf16>(timer, blas, args, shape),
+        (Prec::Bf16, true) => bench::<bf16, f32>(timer, blas, args, shape),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,31 +248,23 @@ fn bench<I: El, O: El>(
 // ---------------------------------------------------------------------------------------------
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
+    let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
-            if e.is_empty() {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("gemm_demo: {e}\n{USAGE}");
-            return ExitCode::from(64);
+            // help and version on stdout, exit 0; usage errors on stderr, exit 64
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(64)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
-    let ctx = match gpu::open(args.device) {
+    let ctx = match open_for("gemm_demo", args.device) {
         Ok(ctx) => ctx,
-        Err(Open::NoGpu(why) | Open::Broken(why)) => {
-            eprintln!("gemm_demo: no usable CUDA GPU {}: {why}", args.device);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let mut timer = match Timer::new(&ctx) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("gemm_demo: timer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut timer = Timer::new(&ctx);
     let caps = ctx.capabilities();
     println!(
         "device {}: {} (sm_{}{}, {} SMs, L2 {} MiB), modules {:?}",
@@ -330,40 +281,24 @@ fn main() -> ExitCode {
         Ok(_) => println!("cuBLAS: loaded"),
         Err(why) => println!("cuBLAS unavailable: {why}"),
     }
-    let out_name = if args.out_f32 {
-        "f32"
-    } else {
-        args.prec.name()
-    };
-    let label = match args.prec {
-        Prec::F32 | Prec::Tf32 => args.prec.name().to_string(),
-        _ => format!("{} -> {out_name}", args.prec.name()),
-    };
     println!(
-        "precision {label}; median of {} runs after {} warm-up; error on {} sampled entries vs f64\n",
-        args.iters, args.warmup, args.samples
+        "precision {}; median of {} runs after {} warm-up; error on {} sampled entries vs f64\n",
+        args.label(),
+        args.iters.max(1),
+        args.warmup,
+        args.samples
     );
     let blas = blas.ok();
     let mut rows = Vec::new();
-    for &shape in &args.sizes {
-        let row = match (args.prec, args.out_f32) {
-            (Prec::F32 | Prec::Tf32, _) => {
-                bench::<f32, f32>(&ctx, &mut timer, blas.as_ref(), &args, shape)
-            }
-            (Prec::F16, false) => bench::<f16, f16>(&ctx, &mut timer, blas.as_ref(), &args, shape),
-            (Prec::F16, true) => bench::<f16, f32>(&ctx, &mut timer, blas.as_ref(), &args, shape),
-            (Prec::Bf16, false) => {
-                bench::<bf16, bf16>(&ctx, &mut timer, blas.as_ref(), &args, shape)
-            }
-            (Prec::Bf16, true) => bench::<bf16, f32>(&ctx, &mut timer, blas.as_ref(), &args, shape),
-        };
+    for shape in args.shapes() {
+        let row = bench_row(&mut timer, blas.as_ref(), &args, shape);
         print_row(&row);
         rows.push(row);
     }
-    print_table(&label, &rows);
-    match args.prec {
-        Prec::F16 if !args.out_f32 => conversion_table::<f16>(&ctx, &args),
-        Prec::Bf16 if !args.out_f32 => conversion_table::<bf16>(&ctx, &args),
+    print_table(&args.label(), &rows);
+    match args.precision {
+        Prec::F16 if !args.out_f32() => conversion_table::<f16>(&mut timer, &args),
+        Prec::Bf16 if !args.out_f32() => conversion_table::<bf16>(&mut timer, &args),
         _ => {}
     }
     let failed = rows
@@ -376,12 +311,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn shape_str((m, n, k): (usize, usize, usize)) -> String {
-    format!("{m}×{n}×{k}")
-}
+// ---------------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------------
 
 fn print_row(r: &Row) {
-    let s = shape_str(r.shape);
+    let s = r.shape.label();
     match &r.ours {
         Ok(x) => println!(
             "{s:>16}  tcgemm {:>9.3} ms {:>7.2} TFLOPS  rel err {:.2e}  ({})",
@@ -398,33 +333,27 @@ fn print_row(r: &Row) {
     }
 }
 
+/// `ms | TFLOPS | rel err` cells of a measurement, or the message and two dashes.
+fn cells(m: &Result<Measured, String>) -> String {
+    match m {
+        Ok(x) => format!("{:.3} | {:.2} | {:.1e}", x.ms, x.tflops, x.rel_err),
+        Err(e) => format!("{} | – | –", cell(e)),
+    }
+}
+
 fn print_table(label: &str, rows: &[Row]) {
     println!("\n| shape | precision | tcgemm ms | tcgemm TFLOPS | rel err | cuBLAS ms | cuBLAS TFLOPS | cuBLAS rel err | tcgemm / cuBLAS |");
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for r in rows {
-        let (ours_ms, ours_tf, ours_err) = match &r.ours {
-            Ok(x) => (
-                format!("{:.3}", x.ms),
-                format!("{:.2}", x.tflops),
-                format!("{:.1e}", x.rel_err),
-            ),
-            Err(e) => (cell(e), "–".into(), "–".into()),
-        };
-        let (b_ms, b_tf, b_err) = match &r.blas {
-            Ok(x) => (
-                format!("{:.3}", x.ms),
-                format!("{:.2}", x.tflops),
-                format!("{:.1e}", x.rel_err),
-            ),
-            Err(e) => (cell(e), "–".into(), "–".into()),
-        };
         let ratio = match (&r.ours, &r.blas) {
             (Ok(o), Ok(b)) => format!("{:.0}%", 100.0 * o.tflops / b.tflops),
             _ => "–".into(),
         };
         println!(
-            "| {} | {label} | {ours_ms} | {ours_tf} | {ours_err} | {b_ms} | {b_tf} | {b_err} | {ratio} |",
-            shape_str(r.shape)
+            "| {} | {label} | {} | {} | {ratio} |",
+            r.shape.label(),
+            cells(&r.ours),
+            cells(&r.blas)
         );
     }
 }
@@ -443,63 +372,54 @@ fn cell(msg: &str) -> String {
 
 /// For callers holding f32 data: the 16-bit GEMM alone next to converting A and B from f32 on the
 /// GPU (`Context::convert`) and then multiplying. Median of `args.iters` CUDA-event-timed runs.
-fn conversion_table<H: El>(ctx: &Context, args: &Args) {
-    use cudarc::driver::sys::CUevent_flags;
-    let s = ctx.stream();
+fn conversion_table<H: TestElem>(timer: &mut Timer<'_>, args: &Args) {
     println!(
         "\n| shape | path | GEMM only ms | convert A, B from f32 + GEMM ms | conversion share |"
     );
     println!("|---|---|---:|---:|---:|");
-    for &(m, n, k) in &args.sizes {
-        let run = || -> Result<(f64, f64), String> {
-            let e = |x: cudarc::driver::DriverError| format!("{x:?}");
-            let fa: Vec<f32> = (0..m * k)
-                .map(|i| ((i * 7919 % 2003) as f32 / 1001.0) - 1.0 + 1e-3)
-                .collect();
-            let fb: Vec<f32> = (0..k * n)
-                .map(|i| ((i * 104_729 % 2011) as f32 / 1005.0) - 1.0 + 1e-3)
-                .collect();
-            let (da, db) = (s.clone_htod(&fa).map_err(e)?, s.clone_htod(&fb).map_err(e)?);
-            let mut ha = s.alloc_zeros::<H>(m * k).map_err(e)?;
-            let mut hb = s.alloc_zeros::<H>(k * n).map_err(e)?;
-            let mut hc = s.alloc_zeros::<H>(m * n).map_err(e)?;
-            let g = tcgemm::Gemm::new(m, n, k);
-            let mut time = |with_convert: bool| -> Result<f64, String> {
-                let mut v = Vec::new();
-                for i in 0..args.warmup + args.iters {
-                    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-                    let (e0, e1) = (
-                        ctx.cuda().new_event(flags).map_err(e)?,
-                        ctx.cuda().new_event(flags).map_err(e)?,
-                    );
-                    e0.record(s).map_err(e)?;
-                    if with_convert {
-                        ctx.convert(&da, &mut ha).map_err(|x| x.to_string())?;
-                        ctx.convert(&db, &mut hb).map_err(|x| x.to_string())?;
-                    }
-                    ctx.gemm(&g, &ha, &hb, &mut hc).map_err(|x| x.to_string())?;
-                    e1.record(s).map_err(e)?;
-                    e1.synchronize().map_err(e)?;
-                    if i >= args.warmup {
-                        v.push(e0.elapsed_ms(&e1).map_err(e)? as f64);
-                    }
-                }
-                v.sort_by(f64::total_cmp);
-                Ok(v[v.len() / 2])
-            };
-            // converted inputs first, so the GEMM-only runs see real data
-            let with = time(true)?;
-            Ok((time(false)?, with))
-        };
-        match run() {
+    let name = H::NAME;
+    for shape in args.shapes() {
+        match convert_then_gemm::<H>(timer, args, shape) {
             Ok((only, with)) => println!(
-                "| {} | f32 -> {} -> {} | {only:.3} | {with:.3} | {:.0}% |",
-                shape_str((m, n, k)),
-                format!("{:?}", H::ELEM).to_lowercase(),
-                format!("{:?}", H::ELEM).to_lowercase(),
+                "| {} | f32 -> {name} -> {name} | {only:.3} | {with:.3} | {:.0}% |",
+                shape.label(),
                 100.0 * (with - only) / with
             ),
-            Err(e) => println!("| {} | {:?} | {e} | | |", shape_str((m, n, k)), H::ELEM),
+            Err(e) => println!("| {} | {name} | {e} | | |", shape.label()),
         }
     }
+}
+
+/// Median device time (ms) of the 16-bit GEMM alone and of converting A and B from f32 first.
+fn convert_then_gemm<H: TestElem>(
+    timer: &mut Timer<'_>,
+    args: &Args,
+    shape: Shape,
+) -> Result<(f64, f64), String> {
+    let ctx: &Context = timer.ctx();
+    let s = ctx.stream();
+    let e = |x: cudarc::driver::DriverError| format!("{x:?}");
+    let (la, lb, lc) = shape.lens();
+    let da = s.clone_htod(&random_vec::<f32>(la, 11)).map_err(e)?;
+    let db = s.clone_htod(&random_vec::<f32>(lb, 12)).map_err(e)?;
+    let mut ha = s.alloc_zeros::<H>(la).map_err(e)?;
+    let mut hb = s.alloc_zeros::<H>(lb).map_err(e)?;
+    let mut hc = s.alloc_zeros::<H>(lc).map_err(e)?;
+    let g = shape.gemm(Precision::Default);
+    let mut time = |with_convert: bool| -> Result<f64, String> {
+        let mut run = |_| -> Result<(), String> {
+            if with_convert {
+                ctx.convert(&da, &mut ha).map_err(|x| x.to_string())?;
+                ctx.convert(&db, &mut hb).map_err(|x| x.to_string())?;
+            }
+            ctx.gemm(&g, &ha, &hb, &mut hc)
+                .map(|_| ())
+                .map_err(|x| x.to_string())
+        };
+        timer.each(args.warmup, &mut run)?;
+        Ok(median(&timer.each(args.iters.max(1), &mut run)?))
+    };
+    // converted inputs first, so the GEMM-only runs see real data
+    let with = time(true)?;
+    Ok((time(false)?, with))
 }

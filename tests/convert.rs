@@ -3,10 +3,8 @@
 //! to ±inf, subnormals, ±0, ±inf and NaN; sizes 0, 1, 3, 4, 5 and large; misaligned views.
 //! Needs a CUDA GPU (skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
-mod common;
-
-use common::*;
 use half::{bf16, f16};
+use tcgemm_testkit::*;
 
 fn specials() -> Vec<f32> {
     vec![

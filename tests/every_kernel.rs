@@ -8,11 +8,9 @@
 //! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
 //! roundoff of a 16-bit output (`tests/half.rs`).
 
-mod common;
-
-use common::*;
 use half::{bf16, f16};
 use tcgemm::{Context, Elem, KernelSpec, Math, Precision, Role};
+use tcgemm_testkit::*;
 
 fn tol(spec: &KernelSpec, k: usize) -> f64 {
     let acc = match spec.math {
@@ -43,7 +41,7 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
         .trans(spec.trans_a, spec.trans_b)
         .scale(1.5, -0.5)
         .precision(prec);
-    let tail = if tcgemm_kernels::config::uses_tma_params(spec) {
+    let tail = if spec.family.needs_tma() {
         // TMA kernels need 16-byte-aligned views, leading dimensions and batch strides (dispatch
         // sends other calls to the sm_80 kernels): pad each leading dimension past a multiple of 8
         let pad = |x: usize| (8 - x % 8) % 8 + 8;

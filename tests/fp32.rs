@@ -5,10 +5,8 @@
 //! (`TCGEMM_SEED` replays a run; the seed is printed with every failure). Each case runs through
 //! the default context and through one with `force_sm80`, sharing the reference.
 
-mod common;
-
-use common::*;
 use tcgemm::{ContextOptions, Elem, Math, Precision, Role, Target};
+use tcgemm_testkit::*;
 
 /// An FP32 problem with exact (non-TF32) arithmetic requested.
 fn p32(m: usize, n: usize, k: usize) -> Problem {
@@ -77,7 +75,7 @@ fn odd_sizes() {
 #[test]
 fn squares() {
     let mut rng = Rng::for_test("squares");
-    // 4096³ is checked on a sample of entries (see common::FULL_REFERENCE_MAX_MACS).
+    // 4096³ is checked on a sample of entries (see tcgemm_testkit::FULL_REFERENCE_MAX_MACS).
     for s in [128, 1024, 4096] {
         if check(&mut rng, format!("{s}^3"), p32(s, s, s)).is_none() {
             return;

@@ -1,7 +1,7 @@
 //! FP16 and BF16 tensor-core GEMM (`mma.sync.m16n8k16`, f32 accumulation), output f32 or the input
 //! type, against an f64 CPU reference of the same 16-bit inputs (so input rounding is not error).
 //!
-//! Needs a CUDA GPU (see `tests/common`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+//! Needs a CUDA GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 //!
 //! Tolerances (relative Frobenius error), derived from the precisions involved:
 //! - products of two 16-bit values are exact in f32 (11 + 11 or 8 + 8 significant bits ≤ 24);
@@ -14,19 +14,9 @@
 //!   (bf16); the bound adds `2u` (3.5σ of that term, which is a sum over every entry and so
 //!   concentrates tightly).
 
-mod common;
-
-use common::*;
 use half::{bf16, f16};
-use tcgemm::{Context, Elem, Math, Role};
-
-fn elem_of<T: TestElem>() -> Elem {
-    match T::NAME {
-        "f16" => Elem::F16,
-        "bf16" => Elem::Bf16,
-        _ => Elem::F32,
-    }
-}
+use tcgemm::{Context, Math, Role};
+use tcgemm_testkit::*;
 
 /// Every 16-bit kernel with these types and transposes.
 fn kernels<I: TestElem, O: TestElem>(ta: bool, tb: bool) -> Vec<&'static str> {
@@ -36,8 +26,8 @@ fn kernels<I: TestElem, O: TestElem>(ta: bool, tb: bool) -> Vec<&'static str> {
             // f16-accumulation kernels have their own test and tolerance (tol_acc16)
             k.role() == Role::Gemm
                 && k.math != Math::MmaF16F16
-                && k.input == elem_of::<I>()
-                && k.output == elem_of::<O>()
+                && k.input == I::ELEM
+                && k.output == O::ELEM
                 && k.trans_a == ta
                 && k.trans_b == tb
         })
@@ -79,22 +69,12 @@ fn check<I: TestElem, O: TestElem>(rng: &mut Rng, label: impl Into<String>, pr: 
         run_check(&case, name, ctx, None);
     }
     for k in kernels::<I, O>(ta, tb) {
-        if !runs_by_name::<I, O>(ctxs[0].1, k, &case.p) {
+        if !runs_by_name(ctxs[0].1, k, &case.p) {
             continue;
         }
         run_check(&case, ctxs[0].0, ctxs[0].1, Some(k));
     }
     true
-}
-
-fn runs_by_name<I: TestElem, O: TestElem>(ctx: &Context, k: &str, p: &Problem) -> bool {
-    common::runs_by_name(
-        ctx,
-        k,
-        p,
-        elem_of::<I>().bytes() as usize,
-        elem_of::<O>().bytes() as usize,
-    )
 }
 
 /// Runs `f::<I, O>` for the four type pairs.
@@ -306,7 +286,7 @@ fn deterministic_100_runs() {
         let case = Case::<bf16, f32>::new(label, p, &mut rng);
         let mut ran = 0;
         for kname in kernels::<bf16, f32>(false, false) {
-            if !runs_by_name::<bf16, f32>(ctx, kname, &case.p) {
+            if !runs_by_name(ctx, kname, &case.p) {
                 continue;
             }
             ran += 1;
@@ -366,13 +346,12 @@ fn f16_accumulation_all_layouts_and_random() {
 #[test]
 fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
     use tcgemm::Gemm;
-    use tcgemm_kernels::config::uses_tma_params;
     let Some(ctx) = gpu() else { return };
     if !ctx.capabilities().hopper {
         eprintln!("not a Hopper GPU (no sm_90a module): no TMA dispatch to check");
         return;
     }
-    let tma = |g: &Gemm| uses_tma_params(ctx.plan::<f16, f16>(g).unwrap().kernel);
+    let tma = |g: &Gemm| ctx.plan::<f16, f16>(g).unwrap().kernel.family.needs_tma();
     let g = Gemm::new(4096, 4096, 4096);
     assert!(tma(&g), "aligned 4096^3 f16 should take a TMA kernel");
     // 4096x2048: 256 tiles of 128x256, enough to fill the GPU (dispatch takes smaller sm_80 tiles
@@ -384,13 +363,13 @@ fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
         let tf32 = ctx
             .plan::<f32, f32>(&g.precision(tcgemm::Precision::Tf32))
             .unwrap();
-        assert!(uses_tma_params(tf32.kernel), "tf32 layout {}", lay(a, b));
+        assert!(tf32.kernel.family.needs_tma(), "tf32 layout {}", lay(a, b));
     }
     // lda of 4100 halves = 8200 bytes: not a multiple of 16
     assert!(!tma(&g.lda(4100)));
     assert!(tma(&g.lda(4104)));
     assert!(!tma(&g.alpha(0.0)));
     if let Some(c80) = gpu_sm80() {
-        assert!(!uses_tma_params(c80.plan::<f16, f16>(&g).unwrap().kernel));
+        assert!(!c80.plan::<f16, f16>(&g).unwrap().kernel.family.needs_tma());
     }
 }

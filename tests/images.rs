@@ -2,13 +2,11 @@
 //! build has some for the device, and the PTX fallback (what a newer architecture gets, compiled by
 //! the driver) computes bit for bit the same results on every path and kernel family.
 
-mod common;
-
-use common::{gpu, gpu_with_options, random_elem, Rng, TestElem};
 use cudarc::driver::CudaSlice;
 use half::{bf16, f16};
 use tcgemm::{images, Context, ContextOptions, Gemm, Precision, Target};
 use tcgemm_kernels::machine_code::best_for;
+use tcgemm_testkit::{gpu, gpu_with_options, random_elem, Rng, TestElem};
 
 #[test]
 fn default_context_loads_machine_code_where_shipped() {

@@ -1,9 +1,9 @@
 //! Property tests: for every path (FP32/FFMA, TF32, f16→f16, f16→f32, bf16→bf16, bf16→f32 and f16
 //! accumulation), [`DEFAULT_CASES`] random GEMMs through dispatch against the f64 reference of
-//! `tests/common`, with the tolerances of the path's own suite (fp32.rs, tf32.rs, half.rs), which
-//! are copied here unchanged.
+//! `tcgemm-testkit`, with the tolerances of the path's own suite (fp32.rs, tf32.rs, half.rs), all
+//! defined once in `tcgemm_testkit::tolerance`.
 //!
-//! Needs a CUDA GPU (see `tests/common`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`);
+//! Needs a CUDA GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`);
 //! [`generator_self_check`] needs none.
 //!
 //! - Cases: [`random_problem`], one generator for every path. `m`, `n`, `k` in `1..=2048` from a
@@ -22,7 +22,7 @@
 //!   (compute capability 9.0). FP32 cases use `Precision::Default` or `Exact` (both FFMA; `Exact`
 //!   only when the context allows TF32); dispatch must plan the path's math.
 //! - Reference: every entry up to [`FULL_REFERENCE_MACS`] multiply-adds, a sample of entries above
-//!   (`common::SAMPLES` of them, corners included); C outside the `m×n` windows (ld padding, batch
+//!   (`tcgemm_testkit::SAMPLES` of them, corners included); C outside the `m×n` windows (ld padding, batch
 //!   gaps, guards) is always checked whole, and with `beta == 0` no window entry may keep C's NaN.
 //! - Replay: the seed is `TCGEMM_SEED` or the clock; case `i` depends only on the seed, the test's
 //!   name and `i`. A failure prints the seed, the index and the case; `TCGEMM_SEED=<seed>
@@ -32,16 +32,14 @@
 //! - Each test writes one summary line to stderr (uncaptured): runs per context, TMA runs,
 //!   largest shape, largest relative error and its ratio to the tolerance, and the time.
 
-mod common;
-
 use std::io::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use common::*;
 use half::{bf16, f16};
-use tcgemm::{Context, Math, Precision};
-use tcgemm_kernels::config::uses_tma_params;
+use tcgemm::{Context, KernelSpec, Math, Precision};
+use tcgemm_kernels::config::KERNELS;
+use tcgemm_testkit::*;
 
 /// Cases per path and run (each on one context, alternating), unless `TCGEMM_PROP_CASES` says.
 const DEFAULT_CASES: usize = 1000;
@@ -243,16 +241,6 @@ fn env_usize(name: &str) -> Option<usize> {
     )
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic".to_string()
-    }
-}
-
 /// What a path's cases are: the test's name (the stream of its cases, and what a replay runs),
 /// the element sizes, the precisions its cases use and the math dispatch must choose for them.
 #[derive(Clone, Copy, Debug)]
@@ -379,8 +367,7 @@ fn run_case<I: TestElem, O: TestElem>(
                     plan.kernel.name, plan.kernel.math, spec.math
                 )));
             }
-            tma_planned =
-                uses_tma_params(plan.kernel) && case.p.tma_legal(spec.in_bytes, spec.out_bytes);
+            tma_planned = plan.kernel.family.needs_tma() && kernel_can_run(plan.kernel, &case.p);
         }
         let out = case.run_with(t.ctx, t.kernel);
         let (report, tol) = (path.check)(&case, &out).map_err(fail)?;
@@ -399,15 +386,17 @@ fn run_case<I: TestElem, O: TestElem>(
 fn tma_kernel(ctx: &Context, spec: &Spec, ta: bool, tb: bool) -> Option<&'static str> {
     ctx.kernels()
         .into_iter()
-        .find(|k| {
-            uses_tma_params(k)
-                && k.input.bytes() as usize == spec.in_bytes
-                && k.output.bytes() as usize == spec.out_bytes
-                && k.math == spec.math
-                && k.trans_a == ta
-                && k.trans_b == tb
-        })
+        .find(|k| tma_of_sizes(k, spec, ta, tb) && k.math == spec.math)
         .map(|k| k.name)
+}
+
+/// Whether `k` is a TMA kernel with `spec`'s element sizes, for transposes `(ta, tb)`.
+fn tma_of_sizes(k: &KernelSpec, spec: &Spec, ta: bool, tb: bool) -> bool {
+    k.family.needs_tma()
+        && k.input.bytes() as usize == spec.in_bytes
+        && k.output.bytes() as usize == spec.out_bytes
+        && k.trans_a == ta
+        && k.trans_b == tb
 }
 
 fn run_path<I: TestElem, O: TestElem>(path: Path<I, O>) {
@@ -465,7 +454,7 @@ fn run_path<I: TestElem, O: TestElem>(path: Path<I, O>) {
             .collect();
         let layout = usize::from(p.trans_a) * 2 + usize::from(p.trans_b);
         if let Some(k) = tma_by_layout[layout] {
-            if runs_by_name(ctx0, k, &p, spec.in_bytes, spec.out_bytes) {
+            if runs_by_name(ctx0, k, &p) {
                 targets.push(Target {
                     ctx_name: ctx0_name,
                     ctx: ctx0,
@@ -642,7 +631,12 @@ fn generator_self_check() {
             batched += usize::from(p.batch > 1);
             bcast_a += usize::from(p.batch > 1 && p.stride_a == Some(0));
             bcast_b += usize::from(p.batch > 1 && p.stride_b == Some(0));
-            let tma = p.tma_legal(spec.in_bytes, spec.out_bytes);
+            // a TMA kernel of the table (no GPU here) with the case's element sizes and layout
+            let tma_spec = KERNELS
+                .iter()
+                .find(|k| tma_of_sizes(k, &spec, p.trans_a, p.trans_b))
+                .expect("a TMA kernel for every element size pair and layout");
+            let tma = kernel_can_run(tma_spec, &p);
             legal += usize::from(tma);
             legal_batched += usize::from(tma && p.batch > 1 && p.stride_b != Some(0));
             offsets += usize::from(p.offset_a + p.offset_b + p.offset_c > 0);

@@ -2,13 +2,11 @@
 //! out-of-memory, IEEE special values (NaN, ±inf, beta = 0 ignoring C), and operands with more than
 //! 2³¹ elements. Without a GPU every test prints a skip line (a failure with `TCGEMM_REQUIRE_GPU=1`).
 
-mod common;
-
-use common::*;
 use cudarc::driver::{CudaSlice, CudaStream};
 use half::{bf16, f16};
 use std::sync::Arc;
 use tcgemm::{Capabilities, Context, ContextOptions, Error, Gemm, Plan, Precision};
+use tcgemm_testkit::*;
 
 /// A context enqueuing on a new stream of `base`'s CUDA context.
 fn context_on_new_stream(base: &Context, opts: ContextOptions) -> Context {
@@ -107,7 +105,8 @@ fn random_f32(rng: &mut Rng, len: usize) -> Vec<f32> {
     (0..len).map(|_| rng.pm1() as f32).collect()
 }
 
-/// Relative error of sampled entries of a packed row-major `m×n` product against f64.
+/// Relative error of 256 sampled entries (the corners, then random ones) of a packed row-major
+/// `m×n` product against f64; infinite when a sampled entry is not finite.
 fn sampled_error(
     a: &[f32],
     b: &[f32],
@@ -115,22 +114,8 @@ fn sampled_error(
     (m, n, k): (usize, usize, usize),
     rng: &mut Rng,
 ) -> f64 {
-    let (mut e2, mut r2) = (0.0f64, 0.0f64);
-    for t in 0..256 {
-        let (i, j) = if t < 4 {
-            ([0, m - 1][t % 2], [0, n - 1][t / 2])
-        } else {
-            (rng.below(m), rng.below(n))
-        };
-        let want: f64 = (0..k)
-            .map(|q| f64::from(a[i * k + q]) * f64::from(b[q * n + j]))
-            .sum();
-        let got = f64::from(c[i * n + j]);
-        assert!(got.is_finite(), "entry ({i}, {j}) is {got}");
-        e2 += (got - want) * (got - want);
-        r2 += want * want;
-    }
-    (e2 / r2).sqrt()
+    let p = Problem::new(m, n, k);
+    Reference::sampled_of_values(&p, a, b, 256, rng).rel_error(c, &p)
 }
 
 /// Two contexts on two streams of one CUDA context: GEMMs launched on both before either finishes
@@ -235,7 +220,7 @@ fn out_of_memory_is_typed_and_the_context_survives() {
 // Special values
 // ---------------------------------------------------------------------------------------------
 
-/// `ctx.gemm` on buffers of raw bits (as the harness does: no cudarc f16 feature needed).
+/// `ctx.gemm` on whole buffers of raw bits, as test cases hold them.
 fn gemm_bits<I: TestElem, O: TestElem>(
     ctx: &Context,
     g: &Gemm,
@@ -243,18 +228,15 @@ fn gemm_bits<I: TestElem, O: TestElem>(
     b: &CudaSlice<I::Bits>,
     c: &mut CudaSlice<O::Bits>,
 ) {
-    let (la, lb, lc) = (a.len(), b.len(), c.len());
-    let av = a.slice(0..la);
-    let bv = b.slice(0..lb);
-    let mut cv = c.slice_mut(0..lc);
-    // SAFETY: `I::Bits`/`O::Bits` are the bit patterns of `I`/`O` (same size, any bits valid).
-    let a = unsafe { av.transmute::<I>(la) }.expect("A view");
-    // SAFETY: as above.
-    let b = unsafe { bv.transmute::<I>(lb) }.expect("B view");
-    // SAFETY: as above.
-    let mut c = unsafe { cv.transmute_mut::<O>(lc) }.expect("C view");
-    ctx.gemm::<I, O, _, _, _>(g, &a, &b, &mut c)
-        .unwrap_or_else(|e| panic!("gemm {g:?}: {e}"));
+    gemm_on_bits::<I, O>(
+        ctx,
+        g,
+        &a.slice(..),
+        &b.slice(..),
+        &mut c.slice_mut(..),
+        None,
+    )
+    .unwrap_or_else(|e| panic!("gemm {g:?}: {e}"));
 }
 
 /// NaN and ±inf in A propagate as IEEE arithmetic says, inf·0 is NaN, beta = 0 ignores a NaN C,

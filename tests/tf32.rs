@@ -1,7 +1,7 @@
 //! TF32 tensor-core GEMM (`mma.sync.m16n8k8`, f32 in/out, inputs rounded with `cvt.rna.tf32.f32`)
 //! against an f64 CPU reference of the unrounded f32 inputs.
 //!
-//! Needs a CUDA GPU (see `tests/common`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+//! Needs a CUDA GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 //!
 //! Tolerances, derived from TF32's unit roundoff `u = 2⁻¹¹` (10 stored mantissa bits, round to
 //! nearest): each product `a·b` carries the two input roundings, a relative error of at most `2u`;
@@ -13,10 +13,8 @@
 //!   term (a false alarm over 10⁸ entries is below 1e-20), plus the f32 accumulation and alpha/beta
 //!   roundings. It grows with √k, as rounding errors of independent terms do.
 
-mod common;
-
-use common::*;
 use tcgemm::{Context, Elem, Math, Precision, Role};
+use tcgemm_testkit::*;
 
 /// Every TF32 kernel in the table with these transposes (the seed baseline and later variants).
 fn tf32_kernels(ta: bool, tb: bool) -> Vec<&'static str> {
@@ -70,7 +68,7 @@ fn check(rng: &mut Rng, label: impl Into<String>, pr: Problem) -> bool {
         run_check(&case, name, ctx, None);
     }
     for k in tf32_kernels(ta, tb) {
-        if runs_by_name(ctxs[0].1, k, &case.p, 4, 4) {
+        if runs_by_name(ctxs[0].1, k, &case.p) {
             run_check(&case, ctxs[0].0, ctxs[0].1, Some(k));
         }
     }
@@ -210,7 +208,7 @@ fn deterministic_100_runs() {
             &mut rng,
         );
         for kname in tf32_kernels(ta, tb) {
-            if !runs_by_name(ctx, kname, &case.p, 4, 4) {
+            if !runs_by_name(ctx, kname, &case.p) {
                 continue;
             }
             let first = case.run_with(ctx, Some(kname));

@@ -1,10 +1,11 @@
-//! `cargo xtask gpu-bundle`: everything a GPU machine without Rust needs to run tcgemm's tests and benches.
+//! `cargo xtask gpu-bundle`: everything a GPU machine without Rust needs to run tcgemm's tests,
+//! examples, benches and measuring tools.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tcgemm_build::json::Value;
+use serde_json::Value;
 use tcgemm_build::{format_report, Target};
 
 use crate::{cargo_messages, fresh_build, kept_path, reports, target_dir};
@@ -25,33 +26,25 @@ struct Exe {
 fn executables(messages: &[Value]) -> Vec<Exe> {
     messages
         .iter()
-        .filter(|m| m.get("reason").and_then(Value::as_str) == Some("compiler-artifact"))
+        .filter(|m| m["reason"] == "compiler-artifact")
         .filter_map(|m| {
-            let path = m.get("executable").and_then(Value::as_str)?;
-            let target = m.get("target")?;
+            let target = &m["target"];
             Some(Exe {
-                kind: target
-                    .get("kind")
-                    .map(Value::str_items)
-                    .and_then(|k| k.first().map(|s| s.to_string()))
-                    .unwrap_or_default(),
-                name: target.get("name").and_then(Value::as_str)?.to_string(),
-                path: PathBuf::from(path),
-                test: m
-                    .get("profile")
-                    .and_then(|p| p.get("test"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+                kind: target["kind"][0].as_str().unwrap_or_default().to_string(),
+                name: target["name"].as_str()?.to_string(),
+                path: PathBuf::from(m["executable"].as_str()?),
+                test: m["profile"]["test"].as_bool().unwrap_or(false),
             })
         })
         .collect()
 }
 
-/// Copies `src` to `dir/name` (a free variant of `name`), strips it, returns the destination.
+/// Copies `src` to `dir/name` (a free variant of `name`), strips and gzips it, returns the
+/// destination (`….gz`).
 fn add(dir: &Path, name: &str, src: &Path, strip: Option<&Path>) -> Result<PathBuf, String> {
     let mut dest = dir.join(name);
     let mut n = 2;
-    while dest.exists() {
+    while gz_path(&dest).exists() {
         dest = dir.join(format!("{name}-{n}"));
         n += 1;
     }
@@ -81,7 +74,14 @@ fn add(dir: &Path, name: &str, src: &Path, strip: Option<&Path>) -> Result<PathB
     if !ok {
         return Err(format!("gzip {} failed", dest.display()));
     }
-    Ok(dest)
+    Ok(gz_path(&dest))
+}
+
+/// `path` with `.gz` appended: where gzip leaves a file.
+fn gz_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".gz");
+    PathBuf::from(name)
 }
 
 /// `strip`, else the toolchain's `llvm-strip`.
@@ -137,7 +137,8 @@ fn command_line(program: &str, args: &[&str], root: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
+/// Empties `out` for a new bundle (refusing a folder that is not one) and makes its folders.
+fn prepare_out(out: &Path) -> Result<(), String> {
     if out.exists() {
         let is_bundle = out.join("run.sh").is_file()
             || fs::read_dir(out)
@@ -151,22 +152,22 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
         }
         fs::remove_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
-    for d in ["tests", "benches", "examples", "ptx"] {
+    for d in ["tests", "benches", "examples", "tools", "ptx"] {
         fs::create_dir_all(out.join(d)).map_err(|e| format!("{}: {e}", out.display()))?;
     }
-    let strip = find_strip();
-    if strip.is_none() {
-        eprintln!("warning: neither strip nor llvm-strip found; binaries are not stripped");
-    }
+    Ok(())
+}
 
-    // PTX: a fresh build when the toolchain can, else the kept copies (what the binaries embed).
-    let ptx_source = match fresh_build(root, "bundle") {
+/// The PTX modules into `out/ptx`: a fresh build when the toolchain can, else the kept copies
+/// (what the binaries embed). Returns where they came from.
+fn bundle_ptx(root: &Path, out: &Path) -> Result<String, String> {
+    match fresh_build(root, "bundle") {
         Ok(built) => {
             for (target, path) in built {
                 fs::copy(&path, out.join("ptx").join(target.ptx_file()))
                     .map_err(|e| e.to_string())?;
             }
-            "built from source".to_string()
+            Ok("built from source".to_string())
         }
         Err(e) => {
             eprintln!("warning: PTX build from source failed, bundling the kept ptx/: {e}");
@@ -174,43 +175,45 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
                 fs::copy(kept_path(root, t), out.join("ptx").join(t.ptx_file()))
                     .map_err(|e| format!("ptx/{}: {e}", t.ptx_file()))?;
             }
-            "kept copies from ptx/ (source build failed)".to_string()
+            Ok("kept copies from ptx/ (source build failed)".to_string())
         }
-    };
+    }
+}
 
-    // Tests (and the examples `cargo test` builds), then benches.
+/// Release builds of the test binaries and examples (`cargo test --no-run` builds both), the
+/// criterion benches and the measuring tools (`crates/tcgemm-tools`), each into its folder.
+fn bundle_binaries(root: &Path, out: &Path, strip: Option<&Path>) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     let tests = cargo_messages(root, &["test", "--release", "--workspace", "--no-run"])?;
     for exe in executables(&tests) {
         if exe.test {
             let name = format!("{}-{}", exe.kind, exe.name);
-            files.push(add(&out.join("tests"), &name, &exe.path, strip.as_deref())?);
+            files.push(add(&out.join("tests"), &name, &exe.path, strip)?);
         } else if exe.kind == "example" {
-            files.push(add(
-                &out.join("examples"),
-                &exe.name,
-                &exe.path,
-                strip.as_deref(),
-            )?);
+            files.push(add(&out.join("examples"), &exe.name, &exe.path, strip)?);
         }
     }
     let benches = cargo_messages(root, &["bench", "--no-run"])?;
-    for exe in executables(&benches)
-        .into_iter()
-        .filter(|e| e.kind == "bench")
-    {
-        files.push(add(
-            &out.join("benches"),
-            &exe.name,
-            &exe.path,
-            strip.as_deref(),
-        )?);
+    for exe in executables(&benches).iter().filter(|e| e.kind == "bench") {
+        files.push(add(&out.join("benches"), &exe.name, &exe.path, strip)?);
     }
-    // Examples built some other way (e.g. `cargo build --release --examples`).
+    let tools = cargo_messages(
+        root,
+        &["build", "--release", "-p", "tcgemm-tools", "--bins"],
+    )?;
+    for exe in executables(&tools).iter().filter(|e| e.kind == "bin") {
+        files.push(add(&out.join("tools"), &exe.name, &exe.path, strip)?);
+    }
+    // Examples built some other way (e.g. `cargo build --release --examples`), when they are
+    // still examples of the tree (target/ keeps binaries of examples since removed or moved).
     if let Ok(rd) = fs::read_dir(target_dir(root).join("release/examples")) {
         let mut found: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| is_uplifted_executable(p))
+            .filter(|p| {
+                let name = p.file_name().unwrap_or_default().to_string_lossy();
+                root.join("examples").join(format!("{name}.rs")).is_file()
+            })
             .collect();
         found.sort();
         for p in found {
@@ -219,13 +222,17 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            if !out.join("examples").join(&name).exists() {
-                files.push(add(&out.join("examples"), &name, &p, strip.as_deref())?);
+            if !gz_path(&out.join("examples").join(&name)).exists() {
+                files.push(add(&out.join("examples"), &name, &p, strip)?);
             }
         }
     }
+    Ok(files)
+}
 
-    // ptxas report of the bundled modules, then compress them (run.sh ptxas reads .ptx.gz).
+/// The ptxas report of the bundled modules, then the modules compressed (run.sh ptxas reads
+/// `.ptx.gz`).
+fn bundle_ptxas_report(out: &Path) -> Result<(), String> {
     let report = match reports_of(out) {
         Ok(text) => text,
         Err(e) => format!("no ptxas report from the build machine: {e}\nrun `./run.sh ptxas` on the GPU machine\n"),
@@ -238,11 +245,16 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
             eprintln!("warning: gzip failed; {} stays uncompressed", ptx.display());
         }
     }
+    Ok(())
+}
 
-    let run_sh = out.join("run.sh");
-    fs::write(&run_sh, RUN_SH).map_err(|e| e.to_string())?;
-    set_executable(&run_sh)?;
-
+/// `MANIFEST.txt`: the commit, the compiler, where the PTX came from, and every binary's size.
+fn write_manifest(
+    root: &Path,
+    out: &Path,
+    ptx_source: &str,
+    files: &mut [PathBuf],
+) -> Result<(), String> {
     let mut manifest = format!(
         "tcgemm GPU bundle\ncommit: {}{}\nrustc: {}\nPTX: {ptx_source}\n\nfiles:\n",
         command_line("git", &["rev-parse", "HEAD"], root),
@@ -254,12 +266,29 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
         command_line("rustc", &["--version"], root),
     );
     files.sort();
-    for f in &files {
+    for f in files.iter() {
         let size = fs::metadata(f).map(|m| m.len()).unwrap_or(0);
         let rel = f.strip_prefix(out).unwrap_or(f);
         manifest.push_str(&format!("  {:>10}  {}\n", size, rel.display()));
     }
-    fs::write(out.join("MANIFEST.txt"), manifest).map_err(|e| e.to_string())?;
+    fs::write(out.join("MANIFEST.txt"), manifest).map_err(|e| e.to_string())
+}
+
+/// Builds the bundle in `out`: binaries, PTX, ptxas report, `run.sh`, `MANIFEST.txt`; fails
+/// when it is over [`LIMIT`].
+pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
+    prepare_out(out)?;
+    let strip = find_strip();
+    if strip.is_none() {
+        eprintln!("warning: neither strip nor llvm-strip found; binaries are not stripped");
+    }
+    let ptx_source = bundle_ptx(root, out)?;
+    let mut files = bundle_binaries(root, out, strip.as_deref())?;
+    bundle_ptxas_report(out)?;
+    let run_sh = out.join("run.sh");
+    fs::write(&run_sh, RUN_SH).map_err(|e| e.to_string())?;
+    set_executable(&run_sh)?;
+    write_manifest(root, out, &ptx_source, &mut files)?;
 
     let size = dir_size(out);
     println!(
@@ -277,7 +306,7 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
         ));
     }
     println!(
-        "run on the GPU machine: {}/run.sh [tests|sanitize|example|bench|ptxas|all|list]",
+        "run on the GPU machine: {}/run.sh [tests|sanitize|example|tool|bench|reliability|ptxas|all|list]",
         out.display()
     );
     Ok(())

@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use tcgemm_build::json::{self, Value};
+use serde_json::Value;
 use tcgemm_build::{
     build_ptx, entry_names, find_ptxas, format_report, ptxas_report, write_if_changed,
     BuildOptions, KernelReport, Target,
@@ -24,8 +24,8 @@ commands:
   images                  assemble the kept PTX with the pinned ptxas for every shipped architecture
                           and update the kept machine code in images/
   images-check            fail when images/ differs from what the pinned ptxas makes of ptx/
-  gpu-bundle [--out DIR]  release test, bench and example binaries + PTX + ptxas report + run.sh in DIR
-                          (default: bundle/), for a GPU machine without Rust
+  gpu-bundle [--out DIR]  release test, example, bench and tool binaries + PTX + ptxas report + run.sh
+                          in DIR (default: bundle/), for a GPU machine without Rust
 ";
 
 fn main() -> ExitCode {
@@ -267,6 +267,6 @@ fn cargo_messages(root: &Path, args: &[&str]) -> Result<Vec<Value>, String> {
     Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.starts_with('{'))
-        .filter_map(|l| json::parse(l).ok())
+        .filter_map(|l| serde_json::from_str(l).ok())
         .collect())
 }

@@ -7,14 +7,19 @@
 #                            every test binary under compute-sanitizer --tool TOOL --error-exitcode 1;
 #                            TOOL: memcheck (default), racecheck, synccheck, initcheck or all (the four in turn);
 #                            FILTER: a libtest name filter (use one: sanitized runs are slow)
-#   example  [ARGS...]       every example binary (gemm_demo) with ARGS
+#   example  [NAME] [ARGS...]
+#                            example NAME (gemm_demo, 01_first_gemm, ...) with ARGS; without NAME every
+#                            example with ARGS
+#   tool     [NAME] [ARGS...]
+#                            measuring tool NAME (bench_report, kernel_sweep, precision_study) with ARGS,
+#                            e.g. `run.sh tool bench_report --out $OUT`; without NAME every tool with ARGS
 #   bench    [ARGS...]       every bench binary with --bench ARGS (ARGS: a criterion filter, ...)
 #   ptxas                    CUDA's ptxas -v on the bundled PTX modules (ptx/*.ptx.gz: sm_80, sm_90a)
 #   reliability              every test binary, then memcheck, racecheck, synccheck and initcheck over
 #                            every GEMM kernel of every module (every_kernel: a tail and a full-tile
 #                            shape each), the instruction-ceiling and the conversion kernels; any
 #                            sanitizer report fails the run
-#   all      [ARGS...]       tests with ARGS, then ptxas, examples and benches
+#   all      [ARGS...]       tests with ARGS, then ptxas, examples, tools and benches
 #   list                     the binaries in this bundle
 # Each run is logged to $OUT/<mode>-<binary>.log when OUT is set, else to logs/ beside this script.
 # The last line is "N passed, M failed" (libtest counts summed; a binary without libtest counts is one
@@ -31,7 +36,7 @@ SANITIZER=${COMPUTE_SANITIZER:-$CUDA/bin/compute-sanitizer}
 passed=0
 failed=0
 # The bundle keeps its binaries gzipped (size limit of the transfer); unpack them once.
-for gz in "$HERE"/tests/*.gz "$HERE"/benches/*.gz "$HERE"/examples/*.gz; do
+for gz in "$HERE"/tests/*.gz "$HERE"/benches/*.gz "$HERE"/examples/*.gz "$HERE"/tools/*.gz; do
   [ -f "$gz" ] || continue
   gunzip -f "$gz" && chmod +x "${gz%.gz}"
 done
@@ -105,11 +110,20 @@ run_sanitize() {
   done
 }
 
-run_examples() {
-  local b
+# run_named DIR KIND [NAME] [ARGS...]: binary DIR/NAME with ARGS when NAME is one, else every
+# binary of DIR with all the arguments.
+run_named() {
+  local dir=$1 kind=$2 b
+  shift 2
+  if [ $# -gt 0 ] && [ -x "$HERE/$dir/$1" ]; then
+    b=$1
+    shift
+    run_one "$kind-$b" "$HERE/$dir/$b" "$@"
+    return
+  fi
   while read -r b; do
-    run_one "example-$(basename "$b")" "$b" "$@"
-  done < <(bins examples)
+    run_one "$kind-$(basename "$b")" "$b" "$@"
+  done < <(bins "$dir")
 }
 
 run_benches() {
@@ -143,7 +157,8 @@ mode=${1:-tests}
 case "$mode" in
   tests) run_tests "$@" ;;
   sanitize) run_sanitize "$@" ;;
-  example | examples) run_examples "$@" ;;
+  example | examples) run_named examples example "$@" ;;
+  tool | tools) run_named tools tool "$@" ;;
   bench | benches) run_benches "$@" ;;
   ptxas) run_ptxas ;;
   reliability)
@@ -155,15 +170,16 @@ case "$mode" in
   all)
     run_tests "$@"
     run_ptxas
-    run_examples
+    run_named examples example
+    run_named tools tool
     run_benches
     ;;
   list)
-    for d in tests examples benches; do bins "$d"; done
+    for d in tests examples tools benches; do bins "$d"; done
     exit 0
     ;;
   -h | --help | help)
-    sed -n '2,24p' "$0"
+    sed -n '2,26p' "$0"
     exit 0
     ;;
   *)

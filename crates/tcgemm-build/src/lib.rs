@@ -17,8 +17,8 @@
 
 #![deny(missing_docs)]
 
+mod cargo;
 pub mod images;
-pub mod json;
 mod postprocess;
 pub mod ptxas;
 mod toolchain;
@@ -309,51 +309,6 @@ fn describe(cmd: &Command) -> String {
     s
 }
 
-/// Removes the environment an outer cargo (a build script's, or `cargo run`'s) would leak into the
-/// inner one: flags, wrappers, target/profile settings, build-script variables, the jobserver.
-fn scrub_env(cmd: &mut Command) {
-    const KEEP_PREFIXES: [&str; 8] = [
-        "CARGO_HOME",
-        "CARGO_NET_",
-        "CARGO_HTTP_",
-        "CARGO_REGISTRIES_",
-        "CARGO_REGISTRY_",
-        "CARGO_TERM_",
-        "CARGO_BUILD_JOBS",
-        "CARGO_LOG",
-    ];
-    const DROP: [&str; 18] = [
-        "RUSTFLAGS",
-        "RUSTDOCFLAGS",
-        "RUSTC_WRAPPER",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "RUSTC_LINKER",
-        "RUSTDOC",
-        "CLIPPY_ARGS",
-        "CLIPPY_CONF_DIR",
-        "MAKEFLAGS",
-        "MFLAGS",
-        "OUT_DIR",
-        "TARGET",
-        "HOST",
-        "NUM_JOBS",
-        "OPT_LEVEL",
-        "PROFILE",
-        "DEBUG",
-        "RUSTC",
-    ];
-    for (key, _) in std::env::vars_os() {
-        let k = key.to_string_lossy();
-        let drop = DROP.contains(&k.as_ref())
-            || k.starts_with("__CARGO")
-            || k.starts_with("DEP_")
-            || (k.starts_with("CARGO_") && !KEEP_PREFIXES.iter().any(|p| k.starts_with(p)));
-        if drop {
-            cmd.env_remove(&key);
-        }
-    }
-}
-
 struct Tools {
     link: PathBuf,
     opt: PathBuf,
@@ -416,104 +371,6 @@ fn check_toolchain(opts: &BuildOptions) -> Result<Tools, BuildError> {
     })
 }
 
-/// An rlib the inner cargo built.
-struct Rlib {
-    crate_name: String,
-    path: PathBuf,
-    primary: bool,
-}
-
-/// Compiles the kernels crate (and `core`) for `target`; returns the rlibs, the kernels crate first.
-fn cargo_build(opts: &BuildOptions, target: Target) -> Result<Vec<Rlib>, BuildError> {
-    let manifest =
-        fs::canonicalize(&opts.kernels_manifest).map_err(io_err(&opts.kernels_manifest))?;
-    let dir = manifest.parent().unwrap_or(Path::new("."));
-    let mut cmd = Command::new(&opts.cargo);
-    cmd.current_dir(dir);
-    scrub_env(&mut cmd);
-    cmd.env("RUSTC", &opts.rustc);
-    // -Zlocation-detail=none: panic locations carry no file names (the module must not depend on paths).
-    let mut rustflags = vec![
-        format!("-Ctarget-cpu={}", target.cpu()),
-        "-Zlocation-detail=none".to_string(),
-    ];
-    rustflags.extend(opts.llvm_args.iter().map(|a| format!("-Cllvm-args={a}")));
-    cmd.env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"));
-    cmd.arg("build")
-        .arg("--manifest-path")
-        .arg(&manifest)
-        .args(["--lib", "--target", NVPTX_TARGET, "-Zbuild-std=core"])
-        .args(["--profile", "ptx"]);
-    for setting in [
-        "profile.ptx.inherits=\"release\"",
-        "profile.ptx.opt-level=3",
-        "profile.ptx.codegen-units=1",
-        "profile.ptx.panic=\"abort\"",
-        "profile.ptx.lto=false",
-        "profile.ptx.debug=0",
-        "profile.ptx.debug-assertions=false",
-        "profile.ptx.overflow-checks=false",
-        "profile.ptx.incremental=false",
-        "profile.ptx.strip=\"none\"",
-    ] {
-        cmd.arg("--config").arg(setting);
-    }
-    cmd.arg("--target-dir")
-        .arg(opts.target_dir.join(target.cpu()))
-        .arg("--message-format=json-render-diagnostics");
-    if opts.quiet {
-        cmd.arg("--quiet");
-    }
-    let stdout = run(&mut cmd, opts.quiet)?;
-
-    let mut rlibs: Vec<Rlib> = Vec::new();
-    for line in stdout.lines().filter(|l| l.starts_with('{')) {
-        let Ok(msg) = json::parse(line) else { continue };
-        if msg.get("reason").and_then(json::Value::as_str) != Some("compiler-artifact") {
-            continue;
-        }
-        let crate_name = msg
-            .get("target")
-            .and_then(|t| t.get("name"))
-            .and_then(json::Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let primary = msg
-            .get("manifest_path")
-            .and_then(json::Value::as_str)
-            .and_then(|p| fs::canonicalize(p).ok())
-            .is_some_and(|p| p == manifest);
-        let Some(path) = msg
-            .get("filenames")
-            .map(json::Value::str_items)
-            .and_then(|f| {
-                f.into_iter()
-                    .find(|f| f.ends_with(".rlib"))
-                    .map(PathBuf::from)
-            })
-        else {
-            continue;
-        };
-        rlibs.push(Rlib {
-            crate_name,
-            path,
-            primary,
-        });
-    }
-    // The kernels crate first, then the libraries by crate name: a deterministic link order.
-    rlibs.sort_by(|a, b| (!a.primary, &a.crate_name).cmp(&(!b.primary, &b.crate_name)));
-    if !rlibs.first().is_some_and(|r| r.primary) {
-        return Err(BuildError::MissingArtifact(format!(
-            "the rlib of {}",
-            opts.kernels_manifest.display()
-        )));
-    }
-    if !rlibs.iter().any(|r| r.crate_name == "core") {
-        return Err(BuildError::MissingArtifact("the rlib of `core`".into()));
-    }
-    Ok(rlibs)
-}
-
 /// Extracts the bitcode members of `rlib` into `dir`; returns them sorted.
 fn extract(tools: &Tools, rlib: &Path, dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
     fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -550,7 +407,7 @@ fn build_module(
     target: Target,
     work: &Path,
 ) -> Result<String, BuildError> {
-    let rlibs = cargo_build(opts, target)?;
+    let rlibs = cargo::cargo_build(opts, target)?;
     let kernels: Vec<&KernelSpec> = opts
         .kernels
         .iter()

@@ -1,133 +1,19 @@
-//! Code shared by the examples (`gemm_demo`, `bench_report`) and the criterion bench
-//! (`benches/gemm.rs`), each of which includes it with `#[path = ".../support/mod.rs"] mod support;`
-//! (cargo does not treat `examples/support/` as an example: it has no `main.rs`).
-//!
-//! - this file: element types ([`El`]), random inputs ([`Pcg`], [`random_vec`]), the benchmarked
-//!   [`Path`]s and [`Shape`]s (the one shape list of the bench and the report);
-//! - [`gpu`]: opening the device, rotating buffer sets, NaN-poisoning C, CUDA-event timing behind a
-//!   GPU-side delay, instruction ceilings;
-//! - [`check`]: the f64 reference on a sample of entries;
-//! - [`blas`]: loading cuBLAS and the row-major GEMM through it, library versions.
-#![allow(dead_code)]
+//! What the benchmarks and measuring tools run: the GEMM [`Path`]s (element types and arithmetic)
+//! and the [`Shape`]s, with the one shape list of the criterion bench and `bench_report`.
 
-pub mod args;
-pub mod blas;
-pub mod check;
-pub mod gpu;
+use cudarc::cublas::sys::cublasComputeType_t;
+use tcgemm::{Elem, Gemm, KernelSpec, Math, Precision};
+use tcgemm_kernels::config::Role;
 
-use cudarc::cublas::sys::{cublasComputeType_t, cudaDataType};
-use half::{bf16, f16};
-use tcgemm::{Elem, Element, Gemm, KernelSpec, Math, Precision, Role};
-
-// ---------------------------------------------------------------------------------------------
-// Element types
-// ---------------------------------------------------------------------------------------------
-
-/// An element type the examples and benches use: a tcgemm [`Element`] that cuBLAS names too.
-pub trait El: Element + cudarc::driver::ValidAsZeroBits + Default {
-    /// cuBLAS's name of the type.
-    const CUDA: cudaDataType;
-    /// Rounds an f64 to the type.
-    fn from_f64(v: f64) -> Self;
-    /// Widens the type to f64.
-    fn to_f64(self) -> f64;
-}
-
-impl El for f32 {
-    const CUDA: cudaDataType = cudaDataType::CUDA_R_32F;
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
-
-impl El for f16 {
-    const CUDA: cudaDataType = cudaDataType::CUDA_R_16F;
-    fn from_f64(v: f64) -> Self {
-        f16::from_f64(v)
-    }
-    fn to_f64(self) -> f64 {
-        f16::to_f64(self)
-    }
-}
-
-impl El for bf16 {
-    const CUDA: cudaDataType = cudaDataType::CUDA_R_16BF;
-    fn from_f64(v: f64) -> Self {
-        bf16::from_f64(v)
-    }
-    fn to_f64(self) -> f64 {
-        bf16::to_f64(self)
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Random inputs (PCG32; no zeros)
-// ---------------------------------------------------------------------------------------------
-
-/// PCG32 (O'Neill): state and stream increment.
-pub struct Pcg(u64, u64);
-
-impl Pcg {
-    /// A generator for `seed` on stream `stream`.
-    pub fn new(seed: u64, stream: u64) -> Pcg {
-        let mut r = Pcg(0, (stream << 1) | 1);
-        r.next();
-        r.0 = r.0.wrapping_add(seed);
-        r.next();
-        r
-    }
-
-    /// The next 32 random bits.
-    pub fn next(&mut self) -> u32 {
-        let old = self.0;
-        self.0 = old
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(self.1);
-        ((((old >> 18) ^ old) >> 27) as u32).rotate_right((old >> 59) as u32)
-    }
-
-    /// Uniform in `0..n` (n > 0), from 64 random bits.
-    pub fn below(&mut self, n: usize) -> usize {
-        let x = (u64::from(self.next()) << 32) | u64::from(self.next());
-        (x % n as u64) as usize
-    }
-
-    /// Uniform in `[-1, 1]`, magnitude at least 2⁻¹² (never zero in any of the element types).
-    pub fn pm1(&mut self) -> f64 {
-        let mag = (f64::from(self.next() >> 8) + 1.0) / f64::from(1u32 << 24);
-        let mag = mag.max(1.0 / 4096.0);
-        if self.next() & 1 == 0 {
-            mag
-        } else {
-            -mag
-        }
-    }
-}
-
-/// `len` random non-zero elements in `[-1, 1]`, filled in parallel (one PCG stream per chunk).
-pub fn random_vec<T: El>(len: usize, seed: u64) -> Vec<T> {
-    let mut v = vec![T::default(); len];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = len.div_ceil(threads).max(1 << 16);
-    std::thread::scope(|s| {
-        for (i, part) in v.chunks_mut(chunk).enumerate() {
-            s.spawn(move || {
-                let mut r = Pcg::new(seed, i as u64);
-                part.iter_mut().for_each(|x| *x = T::from_f64(r.pm1()));
-            });
-        }
-    });
-    v
-}
-
-// ---------------------------------------------------------------------------------------------
-// Paths
-// ---------------------------------------------------------------------------------------------
+use crate::problem::Problem;
 
 /// A GEMM path: element types in and out, and how the products are computed.
+///
+/// ```
+/// use tcgemm_testkit::Path;
+/// assert_eq!(Path::parse("f16->f32"), Some(Path::F16F32));
+/// assert_eq!(Path::Tf32.precision(), tcgemm::Precision::Tf32);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Path {
     /// f32 → f32, exact FP32 FFMA ([`Precision::Exact`]).
@@ -230,6 +116,13 @@ impl Path {
 
 /// A (strided-batched) row-major `m×n×k` product, packed: A stored `m×k` or, with `trans_a`,
 /// `k×m`; B stored `k×n` or, with `trans_b`, `n×k` (`nt`: both operands K-major).
+///
+/// ```
+/// use tcgemm_testkit::Shape;
+/// let s = Shape::parse("1000*64x64x64").unwrap();
+/// assert_eq!((s.batch, s.label()), (1000, "1000*64x64x64".to_string()));
+/// assert_eq!(Shape::parse_list("quick,4096").unwrap().len(), 2);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     /// Batch items.
@@ -298,6 +191,10 @@ pub const BATCHED: [Shape; 1] = [Shape {
 pub const QUICK: [Shape; 2] = [sh(4096, 4096, 4096), sh(8192, 8192, 8192)];
 
 /// The full shape list of the bench and the report, in order (4096³ appears once, with the squares).
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::all_shapes().len(), 18);
+/// ```
 pub fn all_shapes() -> Vec<Shape> {
     let mut v: Vec<Shape> = Vec::new();
     for s in SQUARES
@@ -354,6 +251,19 @@ impl Shape {
             && self.m == self.n
             && self.n == self.k
             && self.m.is_power_of_two()
+    }
+
+    /// The call as a test [`Problem`]: packed, `alpha = 1`, `beta = 0`, default precision (for
+    /// its layouts and the reference).
+    ///
+    /// ```
+    /// let s = tcgemm_testkit::Shape::parse("3*64x32x16:nt").unwrap();
+    /// assert_eq!(s.problem().layout_b().rows, 32);
+    /// ```
+    pub fn problem(&self) -> Problem {
+        Problem::new(self.m, self.n, self.k)
+            .trans(self.trans_a, self.trans_b)
+            .batched(self.batch)
     }
 
     /// The tcgemm call: `alpha = 1`, `beta = 0`, packed, B transposed when `trans_b`.

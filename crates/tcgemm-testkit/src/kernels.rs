@@ -1,0 +1,62 @@
+//! Which kernel can run which call: the one place the tests ask it.
+
+use tcgemm::{can_implement, Context, KernelSpec, RawBuffer};
+
+use crate::problem::{Layout, Problem};
+
+/// Whether kernel `spec` accepts the call `p`: the library's own rule,
+/// [`tcgemm::can_implement`], asked about `p`'s views at their offsets from 256-byte-aligned
+/// allocations (as the tests allocate them). A kernel of other element types or another layout
+/// than `p`'s does not.
+///
+/// ```
+/// use tcgemm_kernels::config::find_kernel;
+/// use tcgemm_testkit::{kernel_can_run, Problem};
+/// let tma = find_kernel("f16_f16_nn_128x256x64_w64x256_s4_tma").unwrap();
+/// assert!(kernel_can_run(tma, &Problem::new(64, 64, 64)));
+/// assert!(!kernel_can_run(tma, &Problem::new(64, 64, 63)));
+/// assert!(!kernel_can_run(tma, &Problem::new(64, 64, 64).scale(0.0, 1.0)));
+/// ```
+pub fn kernel_can_run(spec: &KernelSpec, p: &Problem) -> bool {
+    use half::{bf16, f16};
+    use tcgemm::Elem::{Bf16, F16, F32};
+    let g = p.gemm();
+    // Views at their offsets from 256-byte-aligned allocations, as the tests allocate them.
+    let view = |l: Layout, eb: usize, base: u64| RawBuffer {
+        ptr: base + (l.offset * eb) as u64,
+        len: l.full_span(),
+    };
+    let problem = |ein: usize, eout: usize| {
+        (
+            view(p.layout_a(), ein, 1 << 20),
+            view(p.layout_b(), ein, 2 << 20),
+            view(p.layout_c(), eout, 3 << 20),
+        )
+    };
+    let (ei, eo) = (spec.input.bytes() as usize, spec.output.bytes() as usize);
+    let (a, b, c) = problem(ei, eo);
+    let resolved = match (spec.input, spec.output) {
+        (F32, F32) => tcgemm::Problem::from_raw::<f32, f32>(&g, a, b, c),
+        (F16, F16) => tcgemm::Problem::from_raw::<f16, f16>(&g, a, b, c),
+        (F16, F32) => tcgemm::Problem::from_raw::<f16, f32>(&g, a, b, c),
+        (Bf16, Bf16) => tcgemm::Problem::from_raw::<bf16, bf16>(&g, a, b, c),
+        (Bf16, F32) => tcgemm::Problem::from_raw::<bf16, f32>(&g, a, b, c),
+        _ => return false,
+    };
+    resolved.is_ok_and(|problem| can_implement(spec, &problem).is_ok())
+}
+
+/// Whether kernel `name` can run `p` by name on `ctx`: it is loaded (the sm_90a kernels only on
+/// compute capability 9.0 without `force_sm80`) and [`kernel_can_run`] says so.
+///
+/// ```no_run
+/// let Some(ctx) = tcgemm_testkit::gpu() else { return };
+/// let p = tcgemm_testkit::Problem::new(256, 256, 64);
+/// println!("{}", tcgemm_testkit::runs_by_name(ctx, "f16_f16_nn_128x256x64_w64x256_s4_tma", &p));
+/// ```
+pub fn runs_by_name(ctx: &Context, name: &str, p: &Problem) -> bool {
+    ctx.kernels()
+        .into_iter()
+        .find(|s| s.name == name)
+        .is_some_and(|spec| kernel_can_run(spec, p))
+}

@@ -1,0 +1,196 @@
+//! Rotating device buffer sets for timed launches, and NaN-poisoning an output before a run.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use tcgemm::Context;
+
+use crate::elem::TestElem;
+use crate::reference::Reference;
+use crate::rng::random_vec;
+use crate::shapes::Shape;
+
+/// Fewest (A, B, C) sets the timed launches rotate through.
+pub const MIN_SETS: usize = 3;
+/// Most sets (small shapes need many to span 2× L2).
+pub const MAX_SETS: usize = 64;
+
+/// Host inputs (for the reference) and `sets` rotating device (A, B, C) sets of one shape. Every
+/// set holds the same random non-zero A and B (at different addresses); C starts zeroed.
+///
+/// ```no_run
+/// use tcgemm_testkit::{Sets, Shape};
+/// let ctx = tcgemm::Context::new(0)?;
+/// let shape = Shape::new(1024, 1024, 1024);
+/// let mut sets = Sets::<half::f16, f32>::new(&ctx, shape, 1)?;
+/// let g = shape.gemm(tcgemm::Precision::Default);
+/// for i in 0..sets.len() {
+///     let Sets { a, b, c, .. } = &mut sets;
+///     ctx.gemm(&g, &a[i], &b[i], &mut c[i])?;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Sets<I, O> {
+    /// A, as uploaded.
+    pub ha: Vec<I>,
+    /// B, as uploaded.
+    pub hb: Vec<I>,
+    /// A per set.
+    pub a: Vec<CudaSlice<I>>,
+    /// B per set.
+    pub b: Vec<CudaSlice<I>>,
+    /// C per set.
+    pub c: Vec<CudaSlice<O>>,
+}
+
+/// How many sets of `set_bytes` to use: enough that together they span at least twice the L2
+/// (so a launch finds none of its operands in L2 from the last time its set ran), at least
+/// [`MIN_SETS`], at most [`MAX_SETS`], and no more than half of the free device memory holds.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let n = tcgemm_testkit::sets::set_count(&ctx, 3 << 20)?;
+/// assert!(n >= tcgemm_testkit::sets::MIN_SETS);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn set_count(ctx: &Context, set_bytes: usize) -> Result<usize, String> {
+    let l2 = ctx.capabilities().l2_bytes as usize;
+    let want = (2 * l2)
+        .div_ceil(set_bytes.max(1))
+        .clamp(MIN_SETS, MAX_SETS);
+    let (free, _) = ctx
+        .cuda()
+        .mem_get_info()
+        .map_err(|e| format!("cuMemGetInfo: {e}"))?;
+    let fit = (free / 2) / set_bytes.max(1);
+    if fit == 0 {
+        return Err(format!(
+            "one buffer set needs {:.2} GiB but only {:.2} GiB of device memory is free",
+            set_bytes as f64 / (1u64 << 30) as f64,
+            free as f64 / (1u64 << 30) as f64
+        ));
+    }
+    Ok(want.min(fit))
+}
+
+impl<I: TestElem, O: TestElem> Sets<I, O> {
+    /// Random inputs (seeded by `seed`), uploaded once and copied on the device to the other
+    /// sets, and zeroed outputs; [`set_count`] sets. Waits for the copies.
+    pub fn new(ctx: &Context, shape: Shape, seed: u64) -> Result<Self, String> {
+        let stream = ctx.stream();
+        let (la, lb, lc) = shape.lens();
+        let sets = set_count(ctx, shape.set_bytes(I::ELEM, O::ELEM))?;
+        let ha = random_vec::<I>(la, seed);
+        let hb = random_vec::<I>(lb, seed ^ 0x9e37_79b9);
+        let da = stream
+            .clone_htod(&ha)
+            .map_err(|e| format!("upload A: {e}"))?;
+        let db = stream
+            .clone_htod(&hb)
+            .map_err(|e| format!("upload B: {e}"))?;
+        let mut s = Sets {
+            ha,
+            hb,
+            a: vec![da],
+            b: vec![db],
+            c: Vec::with_capacity(sets),
+        };
+        for i in 0..sets {
+            if i > 0 {
+                let a = stream
+                    .clone_dtod(&s.a[0])
+                    .map_err(|e| format!("copy A: {e}"))?;
+                let b = stream
+                    .clone_dtod(&s.b[0])
+                    .map_err(|e| format!("copy B: {e}"))?;
+                s.a.push(a);
+                s.b.push(b);
+            }
+            s.c.push(
+                stream
+                    .alloc_zeros::<O>(lc)
+                    .map_err(|e| format!("alloc C: {e}"))?,
+            );
+        }
+        stream
+            .synchronize()
+            .map_err(|e| format!("synchronize: {e}"))?;
+        Ok(s)
+    }
+
+    /// Number of sets.
+    pub fn len(&self) -> usize {
+        self.c.len()
+    }
+
+    /// No set at all (never, for sets [`Sets::new`] made).
+    pub fn is_empty(&self) -> bool {
+        self.c.is_empty()
+    }
+
+    /// The accuracy of one run: poisons C of set 0 ([`poison`]), runs `launch(self, 0)`, downloads
+    /// that C and returns its relative error against `reference` ([`Reference::rel_error`];
+    /// infinite when an entry is not finite, e.g. left unwritten).
+    ///
+    /// ```no_run
+    /// use tcgemm_testkit::{Reference, Rng, Sets, Shape};
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// let shape = Shape::new(512, 512, 512);
+    /// let mut sets = Sets::<f32, f32>::new(&ctx, shape, 1)?;
+    /// let p = shape.problem();
+    /// let reference = Reference::sampled_of_values(&p, &sets.ha, &sets.hb, 256, &mut Rng::new(1, 1));
+    /// let g = shape.gemm(tcgemm::Precision::Exact);
+    /// let err = sets.checked_run(ctx.stream(), &reference, &shape, &mut |sets, s| {
+    ///     let Sets { a, b, c, .. } = sets;
+    ///     ctx.gemm(&g, &a[s], &b[s], &mut c[s]).map(|_| ()).map_err(|e| e.to_string())
+    /// })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn checked_run(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        reference: &Reference,
+        shape: &Shape,
+        launch: &mut dyn FnMut(&mut Self, usize) -> Result<(), String>,
+    ) -> Result<f64, String> {
+        poison(stream, &mut self.c[0])?;
+        launch(self, 0)?;
+        let c = stream
+            .clone_dtoh(&self.c[0])
+            .map_err(|e| format!("download C: {e}"))?;
+        stream
+            .synchronize()
+            .map_err(|e| format!("synchronize: {e}"))?;
+        Ok(reference.rel_error(&c, &shape.problem()))
+    }
+
+    /// Device bytes held by all sets.
+    pub fn bytes(&self) -> usize {
+        self.a.iter().map(|x| x.num_bytes()).sum::<usize>()
+            + self.b.iter().map(|x| x.num_bytes()).sum::<usize>()
+            + self.c.iter().map(|x| x.num_bytes()).sum::<usize>()
+    }
+}
+
+/// Fills `c` with all-ones bytes (NaN in f32, f16 and bf16) on `stream`, so an entry the next
+/// run does not write fails the error check instead of showing an earlier result.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let mut c = ctx.alloc_zeros::<f32>(1024)?;
+/// tcgemm_testkit::poison(ctx.stream(), &mut c)?;
+/// assert!(ctx.stream().clone_dtoh(&c)?.iter().all(|x| x.is_nan()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn poison<O: TestElem>(stream: &Arc<CudaStream>, c: &mut CudaSlice<O>) -> Result<(), String> {
+    let bytes = c.num_bytes();
+    stream
+        .context()
+        .bind_to_thread()
+        .map_err(|e| format!("poisoning C: {e}"))?;
+    let (ptr, _write) = c.device_ptr_mut(stream);
+    // SAFETY: `ptr` is the start of `c`'s live allocation of `bytes` bytes, used on `stream`
+    // (the guard records the write); all-ones bytes are a valid (NaN) f32, f16 and bf16.
+    unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, stream.cu_stream()) }
+        .map_err(|e| format!("poisoning C: {e}"))
+}

@@ -1,0 +1,430 @@
+//! The side-by-side report: tcgemm against cuBLAS on every benchmark shape and path, in one process,
+//! with this GPU's instruction ceilings; writes `BENCHMARKS.md` and `ratio.svg`.
+//!
+//! ```text
+//! cargo run --release -p tcgemm-tools --bin bench_report -- [--out DIR] [--quick] [--kernels NAME,NAME,...]
+//!     [--shapes LIST] [--paths fp32,tf32,f16,bf16] [--reps N] [--samples N] [--device N]
+//! bundle/run.sh tool bench_report --out $OUT          # in the GPU bundle
+//! ```
+//!
+//! 1. Instruction ceilings: tcgemm's microkernels (FFMA, `mma.sync` TF32/F16/BF16 from registers),
+//!    loop trips chosen so that one launch takes about 6 ms, median of 5 launches.
+//! 2. For every shape and path (fp32 = exact FP32, tf32, f16 → f16, bf16 → bf16, and f16 → f32 on
+//!    the power-of-two squares): random non-zero inputs in `[-1, 1]`, `C = A·B` row-major, packed,
+//!    `alpha = 1`, `beta = 0`. The implementations are tcgemm's dispatch, every `--kernels` kernel
+//!    that serves the path (forced through `Context::gemm_with_kernel`), and cuBLAS with the same
+//!    input, output and compute types (`cublasGemmEx` / `cublasGemmStridedBatchedEx`, FP32
+//!    compute; TF32 compute for tf32; row-major via `Cᵀ = Bᵀ·Aᵀ`).
+//!    - Accuracy: C is NaN-poisoned, one run, then the relative error `‖C − R‖₂ / ‖R‖₂` over a
+//!      sample of entries (corners, then random) against an f64 reference of the uploaded inputs.
+//!    - Speed: two warm-up rounds, then rounds that launch each implementation once, interleaved
+//!      (ours, cuBLAS, ours, ...), each launch between CUDA events (device time), each on the next
+//!      of ≥ 3 rotating buffer sets spanning ≥ 2× L2 where memory allows, queued behind a GPU-side
+//!      delay so that host enqueueing never idles the GPU between the events. Enough rounds for
+//!      about 1 s of GPU time per case (5 to 100). TFLOPS = 2·m·n·k·batch / median time.
+//!
+//! A progress line per case goes to stderr; the ceilings table and then the results table go to
+//! stdout (the results table last). Without libcublas the report has tcgemm's figures alone and
+//! says why. Exit status: 0 done, 1 a case failed (an error other than "unsupported", or
+//! non-finite entries in tcgemm's C) or the report could not be written, 2 no usable CUDA GPU,
+//! 64 bad arguments.
+
+mod measure;
+mod report;
+mod svg;
+
+use std::cell::Cell;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use tcgemm::{Context, KernelSpec, Role};
+use tcgemm_testkit::{blas, ceiling, open_for, Path, Shape, Timer};
+use tcgemm_tools::parse_args;
+
+use measure::{run_path, Env, Row};
+use report::{Ceilings, Method};
+
+/// tcgemm against cuBLAS on every benchmark shape and path, with this GPU's instruction
+/// ceilings; writes BENCHMARKS.md and ratio.svg.
+#[derive(Parser, Debug)]
+#[command(name = "bench_report")]
+struct Args {
+    /// Where BENCHMARKS.md and ratio.svg go [default: $OUT if set, else .].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The squares 4096 and 8192 only.
+    #[arg(long)]
+    quick: bool,
+    /// Also time these kernels by name (Context::gemm_with_kernel) on every shape and path and
+    /// layout whose element types they take; extra rows.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    kernels: Vec<String>,
+    /// Comma list of N, MxNxK, BATCH*MxNxK (optionally :nt, :tn, :tt) or presets: squares,
+    /// transformer, skinny, odd, batched, quick, all [default: all].
+    #[arg(long, value_parser = Shape::parse_list, value_name = "LIST")]
+    shapes: Option<::std::vec::Vec<Shape>>,
+    /// Comma list of fp32, tf32, f16, f16f32, bf16 [default: fp32,tf32,f16,bf16; f16 also runs
+    /// f16->f32 on power-of-two squares].
+    #[arg(long, value_delimiter = ',', value_parser = parse_path, value_name = "PATH,...")]
+    paths: Option<Vec<Path>>,
+    /// Timed rounds per case [default: about 1 s of GPU time, 5..100].
+    #[arg(long)]
+    reps: Option<usize>,
+    /// Sampled entries of C checked against f64.
+    #[arg(long, default_value_t = 1024)]
+    samples: usize,
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+}
+
+fn parse_path(s: &str) -> Result<Path, String> {
+    Path::parse(s).ok_or_else(|| format!("unknown path '{s}' (fp32, tf32, f16, f16f32, bf16)"))
+}
+
+impl Args {
+    /// The report's directory: `--out`, else `$OUT`, else the current directory.
+    fn out_dir(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| {
+            std::env::var_os("OUT")
+                .filter(|v| !v.is_empty())
+                .map_or_else(|| PathBuf::from("."), PathBuf::from)
+        })
+    }
+
+    /// The (shape, path) cases in report order: shape by shape, paths in [`Path::ALL`] order.
+    fn cases(&self) -> Vec<(Shape, Path)> {
+        let shapes = match &self.shapes {
+            Some(s) => s.clone(),
+            None if self.quick => tcgemm_testkit::shapes::QUICK.to_vec(),
+            None => tcgemm_testkit::all_shapes(),
+        };
+        let mut v = Vec::new();
+        for s in shapes {
+            for p in Path::ALL {
+                let on = match &self.paths {
+                    None => p != Path::F16F32 || s.is_pow2_square(),
+                    Some(list) => {
+                        list.contains(&p)
+                            || (p == Path::F16F32
+                                && list.contains(&Path::F16)
+                                && s.is_pow2_square())
+                    }
+                };
+                if on {
+                    v.push((s, p));
+                }
+            }
+        }
+        v
+    }
+}
+
+/// The GEMM kernels named by `--kernels`, or the message that refuses a name.
+fn forced_kernels(ctx: &Context, names: &[String]) -> Result<Vec<&'static KernelSpec>, String> {
+    let mut extras: Vec<&'static KernelSpec> = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        match tcgemm_kernels::config::find_kernel(name) {
+            Some(spec) if spec.role() == Role::Gemm => {
+                if !extras.contains(&spec) {
+                    extras.push(spec);
+                }
+            }
+            Some(_) => {
+                return Err(format!(
+                    "`{name}` is an instruction-ceiling kernel, not a GEMM kernel"
+                ))
+            }
+            None => {
+                let names: Vec<&str> = ctx
+                    .kernels()
+                    .iter()
+                    .filter(|k| k.role() == Role::Gemm)
+                    .map(|k| k.name)
+                    .collect();
+                return Err(format!(
+                    "no kernel named `{name}`; runnable kernels: {}",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(extras)
+}
+
+/// One line about the device for the log and the document.
+fn device_line(ctx: &Context) -> String {
+    let caps = ctx.capabilities();
+    let total_mem = ctx.cuda().total_mem().unwrap_or(0);
+    format!(
+        "{} (sm_{}{}, {} SMs, L2 {} MiB, {:.0} GiB), modules {:?}",
+        caps.name,
+        caps.compute_capability.0,
+        caps.compute_capability.1,
+        caps.sm_count,
+        caps.l2_bytes >> 20,
+        total_mem as f64 / (1u64 << 30) as f64,
+        caps.targets
+    )
+}
+
+/// Measures the instruction ceilings (about 6 ms per launch, median of 5), logging each.
+fn measure_ceilings(timer: &mut Timer<'_>) -> Ceilings {
+    let mut ceilings = Vec::new();
+    for math in ceiling::CEILINGS {
+        let c = ceiling::measure_ceiling(timer, math, 6.0, 5);
+        match &c {
+            Ok(c) => eprintln!(
+                "ceiling {:<20} {:>8} TFLOPS  ({:.2} ms, {} trips, {})",
+                ceiling::math_name(math),
+                report::tflops(c.tflops),
+                c.ms,
+                c.trips,
+                c.kernel
+            ),
+            Err(e) => eprintln!("ceiling {:<20} error: {e}", ceiling::math_name(math)),
+        }
+        ceilings.push((math, c));
+    }
+    ceilings
+}
+
+/// A figure of the progress line: `TFLOPS ms err` or the message.
+fn progress_figures(m: &Result<measure::Meas, String>, who: &str) -> String {
+    match m {
+        Ok(m) => format!(
+            "{who}{:>8} TFLOPS {:.3} ms err {:<8}",
+            report::tflops(m.tflops),
+            m.ms,
+            report::rel_err(m.err)
+        ),
+        Err(e) => e.clone(),
+    }
+}
+
+/// Runs every case, logging a progress line per row; returns the rows and whether a row failed
+/// (an error other than "unsupported", or non-finite entries in tcgemm's C).
+fn run_cases(env: &Env<'_>, timer: &mut Timer<'_>, cases: &[(Shape, Path)]) -> (Vec<Row>, bool) {
+    let (mut rows, mut failed) = (Vec::new(), false);
+    for (i, &(shape, path)) in cases.iter().enumerate() {
+        let t0 = Instant::now();
+        let case_rows = run_path(env, timer, shape, path);
+        for r in &case_rows {
+            let ours = progress_figures(&r.ours, "");
+            let theirs = progress_figures(&r.blas, "cuBLAS ");
+            let ratio = report::ratio(r).map_or(String::new(), |x| format!(" {:.0}%", 100.0 * x));
+            let reps = r.ours.as_ref().or(r.blas.as_ref()).map_or(0, |m| m.reps);
+            let kernel = if r.kernel == "–" {
+                ours
+            } else {
+                format!("{} {ours}", r.kernel)
+            };
+            eprintln!(
+                "[{}/{}] {} {}: {}{kernel} | {theirs}{ratio} | {reps} reps, {:.1} s",
+                i + 1,
+                cases.len(),
+                shape.label(),
+                path.name(),
+                if r.forced { "forced " } else { "" },
+                t0.elapsed().as_secs_f64()
+            );
+            match &r.ours {
+                Err(e) if !e.starts_with("unsupported") => failed = true,
+                Ok(m) if !m.err.is_finite() => failed = true,
+                _ => {}
+            }
+        }
+        rows.extend(case_rows);
+    }
+    (rows, failed)
+}
+
+/// Everything the document says.
+struct Document<'a> {
+    device_line: &'a str,
+    blas_line: String,
+    command: String,
+    method: Method,
+    ceilings: &'a Ceilings,
+    rows: &'a [Row],
+    with_chart: bool,
+}
+
+impl Document<'_> {
+    /// `BENCHMARKS.md`.
+    fn markdown(&self) -> String {
+        let (table, notes) = report::results_table(self.rows, self.ceilings);
+        let mut md = report::header(self.device_line, &self.blas_line, &self.command);
+        let _ = writeln!(md, "{}", report::method_line(&self.method));
+        let _ = writeln!(
+            md,
+            "\n## Instruction ceilings\n\n{}",
+            report::ceilings_table(self.ceilings)
+        );
+        let _ = writeln!(md, "## tcgemm vs cuBLAS\n\n{table}");
+        if !notes.is_empty() {
+            let _ = writeln!(md, "Notes:\n\n{}", report::numbered(&notes));
+        }
+        md.push_str(if self.with_chart {
+            "![tcgemm / cuBLAS throughput per shape and path](ratio.svg)\n"
+        } else {
+            "(No ratio chart: cuBLAS was unavailable.)\n"
+        });
+        md
+    }
+
+    /// Writes `BENCHMARKS.md` (and `ratio.svg` with cuBLAS figures) into `dir`.
+    fn write(&self, dir: &std::path::Path, device: &str) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("BENCHMARKS.md"), self.markdown())?;
+        if self.with_chart {
+            std::fs::write(dir.join("ratio.svg"), svg::ratio_svg(self.rows, device))?;
+        }
+        Ok(())
+    }
+
+    /// The ceilings, the notes and the results table, on stdout (the results table last).
+    fn print(&self, device: &str) {
+        let (table, notes) = report::results_table(self.rows, self.ceilings);
+        println!(
+            "## Instruction ceilings ({device})\n\n{}",
+            report::ceilings_table(self.ceilings)
+        );
+        if !notes.is_empty() {
+            println!("Notes:\n{}", report::numbered(&notes));
+        }
+        print!("{table}");
+    }
+}
+
+/// cuBLAS, its versions, and the document's line about it.
+fn load_blas(ctx: &Context) -> (Result<cudarc::cublas::CudaBlas, String>, String) {
+    let handle = blas::load(ctx.stream());
+    let line = match &handle {
+        Ok(_) => {
+            let (cublas, cudart) = blas::versions();
+            let cublas = cublas.unwrap_or_else(|| "version unknown".into());
+            eprintln!("bench_report: cuBLAS {cublas} loaded");
+            let cudart = cudart.unwrap_or_else(|| "unknown".into());
+            format!("{cublas} (built for CUDA runtime {cudart})")
+        }
+        Err(why) => {
+            eprintln!("bench_report: cuBLAS unavailable, reporting tcgemm alone: {why}");
+            format!("unavailable ({why}); tcgemm's figures alone")
+        }
+    };
+    (handle, line)
+}
+
+fn main() -> ExitCode {
+    let args: Args = match parse_args() {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let ctx = match open_for("bench_report", args.device) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let extras = match forced_kernels(&ctx, &args.kernels) {
+        Ok(e) => e,
+        Err(why) => {
+            eprintln!("bench_report: {why}");
+            return ExitCode::from(64);
+        }
+    };
+    let cases = args.cases();
+    for spec in extras
+        .iter()
+        .filter(|s| !cases.iter().any(|(sh, p)| p.runs(s, sh)))
+    {
+        eprintln!(
+            "bench_report: warning: `{}` ({:?} -> {:?}, {:?}, trans_a={}, trans_b={}) serves none of the selected (path, layout) cases; it gets no rows",
+            spec.name, spec.input, spec.output, spec.math, spec.trans_a, spec.trans_b
+        );
+    }
+    let device = device_line(&ctx);
+    eprintln!(
+        "bench_report: device {}: {device}",
+        ctx.capabilities().ordinal
+    );
+    let (blas_handle, blas_line) = load_blas(&ctx);
+    let mut timer = Timer::new(&ctx);
+    if let Some(why) = &timer.no_delay {
+        eprintln!("bench_report: warning: no GPU-side delay ({why}); short launches may include host gaps");
+    }
+    let env = Env {
+        ctx: &ctx,
+        blas: blas_handle,
+        extras,
+        samples: args.samples.max(1),
+        reps: args.reps.map(|r| r.max(1)),
+        started: Instant::now(),
+        sets_seen: Cell::new((usize::MAX, 0)),
+        reps_seen: Cell::new((usize::MAX, 0)),
+    };
+    let ceilings = measure_ceilings(&mut timer);
+    let (rows, failed) = run_cases(&env, &mut timer, &cases);
+    finish(
+        &args,
+        &env,
+        &timer,
+        &ceilings,
+        &rows,
+        (&device, blas_line),
+        failed,
+    )
+}
+
+/// Writes and prints the report; the exit status.
+fn finish(
+    args: &Args,
+    env: &Env<'_>,
+    timer: &Timer<'_>,
+    ceilings: &Ceilings,
+    rows: &[Row],
+    (device, blas_line): (&str, String),
+    failed: bool,
+) -> ExitCode {
+    let doc = Document {
+        device_line: device,
+        blas_line,
+        command: std::iter::once("bench_report".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        method: Method {
+            reps: env.reps_seen.get(),
+            sets: env.sets_seen.get(),
+            host_us: timer.host_us,
+            no_delay: timer.no_delay.clone(),
+            samples: env.samples,
+        },
+        ceilings,
+        rows,
+        with_chart: env.blas.is_ok(),
+    };
+    let dir = args.out_dir();
+    let name = &env.ctx.capabilities().name;
+    let written = doc.write(&dir, name);
+    match &written {
+        Ok(()) => eprintln!(
+            "bench_report: wrote {}{} ({:.0} s)",
+            dir.join("BENCHMARKS.md").display(),
+            if doc.with_chart { " and ratio.svg" } else { "" },
+            env.started.elapsed().as_secs_f64()
+        ),
+        Err(e) => eprintln!(
+            "bench_report: could not write the report to {}: {e}",
+            dir.display()
+        ),
+    }
+    doc.print(name);
+    if failed || written.is_err() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,261 @@
+//! The report's text: the ceilings table, the results table with its numbered notes, and the
+//! `BENCHMARKS.md` document around them.
+
+use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tcgemm::Math;
+use tcgemm_testkit::ceiling::{self, Ceiling};
+use tcgemm_testkit::{blas, guarded};
+
+use crate::measure::Row;
+
+/// The measured ceilings, one per instruction (or why not).
+pub type Ceilings = Vec<(Math, Result<Ceiling, String>)>;
+
+/// TFLOPS with one decimal from 10 on, two below.
+pub fn tflops(x: f64) -> String {
+    if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A relative error, or `NaN/inf`.
+pub fn rel_err(e: f64) -> String {
+    if e.is_finite() {
+        format!("{e:.1e}")
+    } else {
+        "NaN/inf".into()
+    }
+}
+
+/// A short table cell for an error message; the full text goes to the notes.
+fn short(msg: &str) -> String {
+    if msg.starts_with("unsupported") {
+        "unsupported".into()
+    } else if msg.starts_with("cuBLAS unavailable") {
+        "n/a".into()
+    } else {
+        "error".into()
+    }
+}
+
+fn ceiling_of(ceilings: &Ceilings, math: Math) -> Option<&Ceiling> {
+    ceilings
+        .iter()
+        .find(|(m, _)| *m == math)
+        .and_then(|(_, c)| c.as_ref().ok())
+}
+
+/// Ours / cuBLAS throughput of a row, when both ran.
+pub fn ratio(r: &Row) -> Option<f64> {
+    match (&r.ours, &r.blas) {
+        (Ok(o), Ok(b)) if b.tflops > 0.0 => Some(o.tflops / b.tflops),
+        _ => None,
+    }
+}
+
+/// The instruction ceilings as a markdown table.
+pub fn ceilings_table(ceilings: &Ceilings) -> String {
+    let mut s = String::from(
+        "| instruction | kernel | TFLOPS | ms per launch | loop trips |\n|---|---|---:|---:|---:|\n",
+    );
+    for (math, c) in ceilings {
+        let name = ceiling::math_name(*math);
+        let _ = match c {
+            Ok(c) => writeln!(
+                s,
+                "| {name} | `{}` | {} | {:.3} | {} |",
+                c.kernel,
+                tflops(c.tflops),
+                c.ms,
+                c.trips
+            ),
+            Err(e) => writeln!(
+                s,
+                "| {name} | `{}` | error: {} | – | – |",
+                ceiling::ceiling_kernel(*math).unwrap_or("–"),
+                e.replace('|', "/")
+            ),
+        };
+    }
+    s
+}
+
+/// Error messages numbered in order of first use, for the notes under the table.
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Notes {
+    /// The table cell for `msg`: its short form and note number.
+    fn cell(&mut self, msg: &str) -> String {
+        let i = match self.0.iter().position(|n| n == msg) {
+            Some(i) => i,
+            None => {
+                self.0.push(msg.to_string());
+                self.0.len() - 1
+            }
+        };
+        format!("{} [{}]", short(msg), i + 1)
+    }
+}
+
+/// The results table and the notes (full error messages, numbered).
+pub fn results_table(rows: &[Row], ceilings: &Ceilings) -> (String, Vec<String>) {
+    let mut notes = Notes::default();
+    let mut s = String::from(
+        "| shape | path | kernel | ours TFLOPS | cuBLAS TFLOPS | ours / cuBLAS | % of ceiling | ours rel err | cuBLAS rel err |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let kernel = if r.forced {
+            format!("`{}` (forced)", r.kernel)
+        } else if r.kernel == "–" {
+            r.kernel.clone()
+        } else {
+            format!("`{}`", r.kernel)
+        };
+        let (ours, ours_err, of_ceiling) = match &r.ours {
+            Ok(m) => (
+                tflops(m.tflops),
+                rel_err(m.err),
+                ceiling_of(ceilings, r.path.ceiling_math()).map_or("–".into(), |c| {
+                    format!("{:.0}%", 100.0 * m.tflops / c.tflops)
+                }),
+            ),
+            Err(e) => (notes.cell(e), "–".into(), "–".into()),
+        };
+        let (theirs, theirs_err) = match &r.blas {
+            Ok(m) => (tflops(m.tflops), rel_err(m.err)),
+            Err(e) => (notes.cell(e), "–".into()),
+        };
+        let ratio = ratio(r).map_or("–".into(), |x| format!("{:.0}%", 100.0 * x));
+        let _ = writeln!(
+            s,
+            "| {} | {} | {kernel} | {ours} | {theirs} | {ratio} | {of_ceiling} | {ours_err} | {theirs_err} |",
+            r.shape.label(),
+            r.path.name()
+        );
+    }
+    (s, notes.0)
+}
+
+/// What the method line of the document reports about a run.
+pub struct Method {
+    /// Timed rounds per case (fewest, most).
+    pub reps: (usize, usize),
+    /// Buffer sets per case (fewest, most).
+    pub sets: (usize, usize),
+    /// Host time to enqueue one launch, µs.
+    pub host_us: f64,
+    /// Why there was no GPU-side delay.
+    pub no_delay: Option<String>,
+    /// Sampled entries of C.
+    pub samples: usize,
+}
+
+fn range((lo, hi): (usize, usize)) -> String {
+    match (lo, hi) {
+        (usize::MAX, _) => "–".to_string(),
+        (lo, hi) if lo == hi => lo.to_string(),
+        (lo, hi) => format!("{lo} to {hi}"),
+    }
+}
+
+/// The `- Method:` line of the document.
+pub fn method_line(m: &Method) -> String {
+    format!(
+        "- Method: device time from CUDA events around each launch; median of {} interleaved rounds per case \
+         (tcgemm, forced kernels, cuBLAS; one launch each) after 2 warm-up rounds; {} rotating buffer sets per case \
+         (≥ 2× L2 where memory allows); launches queued behind a GPU-side delay (host enqueue ≈ {:.1} µs per launch){}; \
+         TFLOPS = 2·m·n·k·batch / time. Error: relative 2-norm error over {} sampled entries of C (NaN-poisoned \
+         before the run) against an f64 reference. Inputs uniform in [-1, 1], never zero; alpha = 1, beta = 0, \
+         row-major, no transposes except where the shape ends in `:nt` (B stored n×k), `:tn` (A stored k×m) or `:tt` (both). % of ceiling: ours / \
+         the measured ceiling of the path's instruction (fp32: FFMA, tf32: MMA tf32, f16: MMA f16, bf16: MMA \
+         bf16; tcgemm's `mma.sync` microkernels, which `wgmma` kernels, tcgemm's `_tma` ones and cuBLAS's on \
+         Hopper, exceed).",
+        range(m.reps),
+        range(m.sets),
+        m.host_us,
+        m.no_delay
+            .as_ref()
+            .map_or(String::new(), |w| format!(" (delay unavailable: {w})")),
+        m.samples
+    )
+}
+
+/// The header lines of the document: device, driver, cuBLAS, date, command.
+pub fn header(device_line: &str, blas_line: &str, command: &str) -> String {
+    let mut md = String::from("# tcgemm benchmarks\n\n");
+    let _ = writeln!(md, "- Device: {device_line}");
+    let _ = writeln!(
+        md,
+        "- NVIDIA driver: {}; CUDA driver API {}",
+        kernel_module_version().unwrap_or_else(|| "unknown".into()),
+        driver_api_version().unwrap_or_else(|| "unknown".into())
+    );
+    let _ = writeln!(md, "- cuBLAS: {blas_line}");
+    let _ = writeln!(md, "- Date: {}", utc_now());
+    let _ = writeln!(md, "- Command: `{command}`");
+    md
+}
+
+/// Notes as a numbered list, each on one line.
+pub fn numbered(notes: &[String]) -> String {
+    let mut s = String::new();
+    for (i, n) in notes.iter().enumerate() {
+        let _ = writeln!(s, "{}. {}", i + 1, n.replace('\n', " "));
+    }
+    s
+}
+
+/// `YYYY-MM-DD HH:MM UTC` from the system clock.
+fn utc_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        (rem % 3600) / 60
+    )
+}
+
+/// The NVIDIA kernel-module version (the first `N.N...` word of `/proc/driver/nvidia/version`,
+/// Linux), else that file's first line.
+fn kernel_module_version() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let line = text.lines().next()?;
+    let version = line.split_whitespace().find(|w| {
+        w.contains('.')
+            && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && w.starts_with(|c: char| c.is_ascii_digit())
+    });
+    Some(version.map_or_else(|| line.trim().to_string(), str::to_string))
+}
+
+/// cuDriverGetVersion as `major.minor`.
+fn driver_api_version() -> Option<String> {
+    guarded("cuDriverGetVersion", || {
+        let mut v = 0;
+        // SAFETY: writes one int; the driver library is loaded (a context exists).
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }
+            .result()
+            .map_err(|e| e.to_string())?;
+        Ok(blas::cuda_version(v as usize))
+    })
+    .ok()
+}
