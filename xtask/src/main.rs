@@ -11,6 +11,7 @@ use tcgemm_build::{
 };
 
 mod bundle;
+mod ptx_diff;
 
 const HELP: &str = "\
 usage: cargo xtask <command>
@@ -20,6 +21,9 @@ commands:
   ptx-check               build from source and fail when the result differs from ptx/
   ptx-report [--kept]     ptxas -v figures per kernel (registers, spills, stack, shared memory) of a
                           fresh build (or of ptx/ with --kept); fails when anything spills or has a stack frame
+  ptx-diff DIR [--allow NAME|PREFIX*]...
+                          compare the kept ptx/ with the copies in DIR kernel by kernel (`identical` or
+                          `differs` per kernel); fails when a kernel differs that no --allow names
   gpu-bundle [--out DIR]  release test, bench and example binaries + PTX + ptxas report + run.sh in DIR
                           (default: bundle/), for a GPU machine without Rust
 ";
@@ -33,6 +37,15 @@ fn main() -> ExitCode {
         Some("ptx-report") => match &args[1..] {
             [] => cmd_ptx_report(&root, false),
             [k] if k == "--kept" => cmd_ptx_report(&root, true),
+            _ => Err(format!("unexpected arguments {:?}\n{HELP}", &args[1..])),
+        },
+        Some("ptx-diff") => match &args[1..] {
+            [dir, rest @ ..]
+                if rest.len() % 2 == 0 && rest.iter().step_by(2).all(|a| a == "--allow") =>
+            {
+                let allow: Vec<String> = rest.iter().skip(1).step_by(2).cloned().collect();
+                ptx_diff::ptx_diff(&root, &absolute(&root, dir), &allow)
+            }
             _ => Err(format!("unexpected arguments {:?}\n{HELP}", &args[1..])),
         },
         Some("gpu-bundle") => match &args[1..] {

@@ -12,6 +12,46 @@ pub fn entry_names(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// A PTX module split at its kernels: each `.entry` (from its declaration line to the `}` closing
+/// its body, at the start of a line) apart, and the rest of the module (header, declarations, `.func`
+/// definitions) as one text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntryTexts {
+    /// `(name, text)` of each `.entry`, in module order.
+    pub entries: Vec<(String, String)>,
+    /// Everything outside the entries, in order.
+    pub rest: String,
+}
+
+/// Splits `ptx` into its entries and the rest (see [`EntryTexts`]).
+///
+/// ```
+/// let m = tcgemm_build::split_entries(".version 7.0\n.visible .entry k(\n)\n{\n\t{ ret; }\n}\n// end\n");
+/// assert_eq!(m.entries, [("k".to_string(), ".visible .entry k(\n)\n{\n\t{ ret; }\n}\n".to_string())]);
+/// assert_eq!(m.rest, ".version 7.0\n// end\n");
+/// ```
+pub fn split_entries(ptx: &str) -> EntryTexts {
+    let mut out = EntryTexts::default();
+    let mut current: Option<(String, String)> = None;
+    for line in ptx.lines() {
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+            if line == "}" {
+                out.entries.extend(current.take());
+            }
+        } else if let Some((_, name)) = entry_decl(line) {
+            current = Some((name.to_string(), format!("{line}\n")));
+        } else {
+            out.rest.push_str(line);
+            out.rest.push('\n');
+        }
+    }
+    // an entry the text does not close stays an entry (its text ends where the module ends)
+    out.entries.extend(current);
+    out
+}
+
 /// `(visible, name)` when `line` opens an `.entry` declaration.
 fn entry_decl(line: &str) -> Option<(bool, &str)> {
     let t = line.trim_start();
