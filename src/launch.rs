@@ -62,12 +62,6 @@ pub(crate) fn params(g: &Gemm, input: Elem, output: Elem, ptrs: Ptrs) -> Result<
         g.stride_c_or_packed() as u64,
     );
     let mut f = 0;
-    if g.trans_a {
-        f |= flags::TRANS_A;
-    }
-    if g.trans_b {
-        f |= flags::TRANS_B;
-    }
     if vectorizable(ptrs.a, lda, sa, batch, input) {
         f |= flags::VEC_A;
     }
@@ -185,12 +179,7 @@ mod tests {
         let p = params(&g, Elem::F32, Elem::F32, P).unwrap();
         assert_eq!(
             p.flags,
-            flags::TRANS_A
-                | flags::TRANS_B
-                | flags::VEC_A
-                | flags::VEC_B
-                | flags::VEC_C
-                | flags::BETA_ZERO
+            flags::VEC_A | flags::VEC_B | flags::VEC_C | flags::BETA_ZERO
         );
         // Misaligned base address of B.
         let p = params(&g, Elem::F32, Elem::F32, Ptrs { b: 0x2004, ..P }).unwrap();

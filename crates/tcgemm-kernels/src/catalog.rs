@@ -80,3 +80,80 @@ rules::catalog! {
         bf16     f32    4,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::KERNELS;
+    use crate::config::{find_kernel, Family, Role};
+    use std::format;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, k) in KERNELS.iter().enumerate() {
+            assert!(
+                KERNELS[..i].iter().all(|o| o.name != k.name),
+                "{} twice",
+                k.name
+            );
+        }
+    }
+
+    #[test]
+    fn names_carry_layout_and_shapes() {
+        for k in KERNELS.iter().filter(|k| k.role() == Role::Gemm) {
+            let layout = match (k.trans_a, k.trans_b) {
+                (false, false) => "_nn_",
+                (false, true) => "_nt_",
+                (true, false) => "_tn_",
+                (true, true) => "_tt_",
+            };
+            let (b, w) = (k.block, k.warp);
+            let tile = if k.family == Family::CudaCore {
+                "t"
+            } else {
+                "w"
+            };
+            let shapes = format!(
+                "_{}x{}x{}_{tile}{}x{}_s{}",
+                b.m, b.n, b.k, w.m, w.n, k.stages
+            );
+            assert!(k.name.contains(layout), "{}", k.name);
+            assert!(k.name.contains(&shapes), "{} lacks {shapes}", k.name);
+        }
+    }
+
+    #[test]
+    fn launch_shapes_are_launchable() {
+        for k in KERNELS {
+            assert!(k.threads % 32 == 0 && k.threads <= 1024, "{}", k.name);
+            assert!(k.smem_bytes <= 227 * 1024, "{}", k.name);
+            assert!(k.min_blocks_per_sm >= 1, "{}", k.name);
+            if k.role() == Role::Gemm {
+                let (b, w) = (k.block, k.warp);
+                assert!(
+                    b.m % w.m == 0 && b.n % w.n == 0 && b.k % w.k == 0,
+                    "{}",
+                    k.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_layout_overrides_the_blocks_per_sm_of_its_line() {
+        let blocks = |name| find_kernel(name).map(|k| k.min_blocks_per_sm);
+        assert_eq!(blocks("sgemm_tn_128x128x8_t8x8_s2"), Some(1));
+        assert_eq!(blocks("sgemm_nn_128x128x8_t8x8_s2"), Some(2));
+    }
+
+    #[test]
+    fn every_family_is_declared() {
+        let count = |f: Family| KERNELS.iter().filter(|k| k.family == f).count();
+        assert_eq!(count(Family::CudaCore), 4);
+        assert_eq!(count(Family::MmaSyncSeed), 4);
+        assert_eq!(count(Family::MmaSyncMultistage), 60);
+        assert_eq!(count(Family::TmaWarpSpecialized), 20);
+        assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
+    }
+}

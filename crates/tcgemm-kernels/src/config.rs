@@ -272,7 +272,7 @@ impl KernelSpec {
 /// assert!(!tma_staged(nn, true) && tma_staged(nn, false));
 /// ```
 pub const fn tma_staged(spec: &KernelSpec, a: bool) -> bool {
-    uses_tma_params(spec)
+    matches!(spec.family.params(), ParamsKind::Tma)
         && matches!(spec.input, Elem::F32)
         && if a { spec.trans_a } else { !spec.trans_b }
 }

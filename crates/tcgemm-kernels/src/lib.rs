@@ -1,7 +1,7 @@
 //! tcgemm's device kernels, written in `#![no_std]` Rust and compiled to PTX by `tcgemm-build`.
 //!
 //! The crate has two faces:
-//! - on `nvptx64-nvidia-cuda` it holds the device code, by level: [`arch`] (one wrapper per PTX
+//! - on `nvptx64-nvidia-cuda` it holds the device code, by level: `arch` (one wrapper per PTX
 //!   instruction) → `warp` (MMA kinds and fragment loads) → [`threadblock`] (rasterization,
 //!   global → shared copies, the mainloop of each kernel family) → `epilogue` (`alpha·acc + beta·C`
 //!   and the output element's conversion) → `kernels` (the `extern "ptx-kernel"` entry points, the

@@ -8,7 +8,7 @@
 //! writers differ only in how the accumulator layout maps to rows and columns of C:
 //! - [`thread_tile`]: per-thread `8×8` tiles of the CUDA-core family (16-byte row segments);
 //! - [`fragment`]: `m16n8` `mma.sync` accumulator fragments (column pairs; per element for the seed);
-//! - [`wgmma`] (sm_90a): a warpgroup's `64×256` `wgmma` accumulators (16-byte stores after a
+//! - `wgmma` (sm_90a): a warpgroup's `64×256` `wgmma` accumulators (16-byte stores after a
 //!   shuffle inside each quad of lanes).
 
 pub mod fragment;

@@ -1,6 +1,6 @@
 //! CUDA-core SGEMM threadblock: `fma.rn.f32` into 8×8 f32 accumulators per thread, two
 //! shared-memory stages with register-staged prefetch (the global loads of k-tile `t+1` are in
-//! flight while tile `t` is multiplied; [`RegisterStagedCopy`]).
+//! flight while tile `t` is multiplied; `RegisterStagedCopy`).
 //!
 //! Written for one shape: `128×128×8` block tiles of `8×8` thread tiles, 256 threads. Warps form a
 //! 4 (M) × 2 (N) grid of `32×64` warp tiles. In a warp, lane `l = 8·lrow + lcol` owns rows
@@ -52,6 +52,9 @@ pub const fn threads(block: GemmShape, thread: GemmShape) -> u32 {
 }
 
 /// Computes the block's output tile of batch item `z`.
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
 ///
 /// # Safety
 /// Must be launched with [`threads`] threads, [`smem_bytes`] of dynamic shared memory (2 stages),

@@ -1,6 +1,6 @@
 //! FP16/BF16 tensor-core threadblock for sm_80: `mma.sync.aligned.m16n8k16` (f32 or f16
-//! accumulators, [`MmaM16n8k16`]), a `STAGES`-deep `cp.async` pipeline ([`PrecomputedCopy`]), and
-//! `ldmatrix` fragment loads ([`load_fragments`]; `.trans` for operands stored r-contiguous).
+//! accumulators, `MmaM16n8k16`), a `STAGES`-deep `cp.async` pipeline (`PrecomputedCopy`), and
+//! `ldmatrix` fragment loads (`load_fragments`; `.trans` for operands stored r-contiguous).
 //! Generic over the block tile (`BM×BN×BK`, BK a multiple of 16), the warp grid, the stage count and
 //! the output element.
 //!
@@ -9,7 +9,7 @@
 //!
 //! Pipeline (prefetch distance `STAGES−1`): wait until k-tile `t` has landed and every warp has left
 //! stage `(t−1) % STAGES` (one `bar.sync`), issue the copies of tile `t+STAGES−1` into that freed stage,
-//! then multiply stage `t % STAGES`. The epilogue is [`store_pairs`].
+//! then multiply stage `t % STAGES`. The epilogue is `store_pairs`.
 
 use crate::config::GemmShape;
 #[cfg(target_arch = "nvptx64")]
@@ -55,6 +55,9 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 /// Computes the block's output tile of batch item `z`.
 ///
 /// `M`: the MMA kind; `O`: the element of C (accumulators are rounded to it once, at the end).
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with `WARPS_M·WARPS_N·32` threads, [`smem_bytes`] of dynamic shared memory, the

@@ -1,8 +1,8 @@
 //! TF32 tensor-core threadblock for sm_80 beyond the seed: `mma.sync.aligned.m16n8k8` tf32 with f32
-//! accumulators, a `STAGES`-deep `cp.async` pipeline ([`PerChunkCopy`]: with 64×64 warp tiles the
+//! accumulators, a `STAGES`-deep `cp.async` pipeline (`PerChunkCopy`: with 64×64 warp tiles the
 //! precomputed copy's extra registers spilled), 64×64 (or 64×32) warp tiles. Generic over the block
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
-//! [`crate::warp::mma_sync_tf32`], epilogue [`store_pairs`] with f32 output.
+//! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` with f32 output.
 //!
 //! Shared rows: k-contiguous `BK + 4` floats (with BK = 32, 144 B: 9 16-byte chunks, odd, so an
 //! `ldmatrix`'s eight rows hit eight distinct bank groups); r-contiguous `R + 8` floats (≡ 8 mod 32
@@ -53,6 +53,9 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 }
 
 /// Computes the block's output tile of batch item `z`.
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with `WARPS_M·WARPS_N·32` threads, [`smem_bytes`] of dynamic shared memory, the

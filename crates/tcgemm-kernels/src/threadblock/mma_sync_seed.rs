@@ -6,12 +6,12 @@
 //!
 //! Kept as the named baseline `tf32_*_128x128x16_w32x64_s2_seed`: every later TF32 change is measured
 //! against it. Generalised beyond the seed to any transposes (the shared layout follows the memory
-//! layout, see [`super::global_to_shared`]) and any M, N, K (zero-filled copies, predicated stores).
+//! layout, see `super::global_to_shared`) and any M, N, K (zero-filled copies, predicated stores).
 //!
 //! Rounding: operands are rounded f32 → TF32 with `cvt.rna.tf32.f32` (to nearest, ties away from
 //! zero) as they are loaded from shared memory into fragments, one scalar `ld.shared.f32` each;
 //! accumulation is f32. The epilogue writes element by element
-//! ([`store_elements_f32`](crate::epilogue::fragment::store_elements_f32)).
+//! (`store_elements_f32`).
 //!
 //! Shared layout per stage: A then B, each the larger of the two operand layouts: k-contiguous
 //! `R × (BK+4)` floats (the seed's A layout) or r-contiguous `BK × (R+4)` floats (the seed's B
@@ -76,6 +76,9 @@ unsafe fn frag<const R: u32, const BK: u32>(tile: u32, k_contig: bool, r: u32, k
 }
 
 /// Computes the block's output tile of batch item `z`.
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with `THREADS` threads (`WARPS_M × WARPS_N` warps of `MI×NI` m16n8 tiles),

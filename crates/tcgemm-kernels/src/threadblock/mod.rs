@@ -1,5 +1,5 @@
 //! Threadblock level: grid rasterization, global → shared copies and the mainloop of each kernel
-//! family, which ends in the [`epilogue`](crate::epilogue). Components take `tid`, the block index
+//! family, which ends in the `epilogue`. Components take `tid`, the block index
 //! and the batch item as arguments; only [`kernels`](crate#modules) entry points read `%tid`/`%ctaid`.
 //!
 //! Each family's module is compiled on the host too, for the rules the kernel table is computed

@@ -1,6 +1,6 @@
 //! Hopper (sm_90a) GEMM threadblock: TMA loads into a ring of shared-memory stages completing on
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
-//! shared-memory descriptors ([`mma_k_tile`]), accumulators in registers, persistent.
+//! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
 //!
 //! Block tile 128×256 of one 128-byte swizzle row of k (64 16-bit or 32 tf32 elements), any layout:
 //! a K-major operand (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an
@@ -18,8 +18,8 @@
 //! in these kernels, consumers 224) transpose each block in place into the K-major swizzled layout,
 //! fence it for the async proxy and arrive on `full[s]`.
 //!
-//! Epilogue: [`store_rows`] (16-byte stores straight from the accumulators, after a shuffle
-//! inside each quad of lanes), or [`store_pairs`] for a 16-bit C to read.
+//! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
+//! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
 //!
 //! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
 //!
@@ -136,6 +136,9 @@ unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
 /// unswizzled 32×32 blocks into the stage and completes on `loaded[s]`; warps 1–3 of the producer
 /// warpgroup transpose the blocks in place into the K-major swizzled layout (what TMA writes for a
 /// K-major operand), fence them for the async proxy and arrive on `full[s]`.
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with [`threads`] threads, [`smem_bytes`] of dynamic shared memory, a persistent grid

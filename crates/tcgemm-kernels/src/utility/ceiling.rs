@@ -1,7 +1,7 @@
 //! Instruction-ceiling microkernels: each thread (or warp) issues only the multiply-accumulate
 //! instruction a GEMM path is built on, from registers, in 8 independent accumulator chains, so the
 //! measured rate is the peak this GPU gives that instruction (the ceiling each GEMM kernel's figures
-//! are compared with). [`CeilingParams`]: `trips` loop trips; each trip issues [`UNROLL`]·8
+//! are compared with). `CeilingParams`: `trips` loop trips; each trip issues [`UNROLL`]·8
 //! instructions per thread (FFMA) or per warp (MMA). Results are summed into `out[global thread]` so
 //! no work is dead.
 

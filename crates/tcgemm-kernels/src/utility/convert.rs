@@ -3,7 +3,7 @@
 //! `cvt.rn.bf16x2.f32`): values beyond the format's range become ±inf, NaN stays NaN, subnormals are
 //! kept. Widening is exact.
 //!
-//! Parameters ([`ConvertParams`]): `src`, `dst`, `len` elements; `vector = 1` when the source is
+//! Parameters (`ConvertParams`): `src`, `dst`, `len` elements; `vector = 1` when the source is
 //! 16-byte and the destination 8-byte aligned (narrowing), or the source 8-byte and the destination
 //! 16-byte aligned (widening). Grid-stride loop over groups of 4 elements: a group fully inside with
 //! vector access allowed moves as one vector load and one vector store, others element by element.

@@ -5,7 +5,7 @@
 //!   `ldmatrix` fragment loads;
 //! - [`mma_sync_tf32`]: `mma.sync.m16n8k8` TF32 fragment loads (`ldmatrix` or scalar), rounded with
 //!   `cvt.rna.tf32.f32`;
-//! - [`wgmma`] (sm_90a): `wgmma` kinds (f16, bf16, tf32) and the issue of one k-tile from
+//! - `wgmma` (sm_90a): `wgmma` kinds (f16, bf16, tf32) and the issue of one k-tile from
 //!   shared-memory descriptors.
 
 pub mod mma_sync;
