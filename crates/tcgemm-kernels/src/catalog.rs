@@ -1,18 +1,20 @@
 //! The catalog: every kernel tcgemm builds, declared once.
 //!
-//! Each line of the list below is one kernel shape, expanded over the layouts it names (`nn`: neither
-//! operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both). From the same line come
-//! - the kernel's record in [`KERNELS`] (host and device): its name by its family's name rule, element
-//!   types and instruction from the precision, the launch shape (threads from the family's rule,
-//!   dynamic shared memory from the body's own `smem_bytes`), blocks per SM and dispatch rank;
+//! Each line of the list below is one kernel shape, expanded over the layouts it names (`nn`:
+//! neither operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both). From the same
+//! line come
+//! - the kernel's record in [`KERNELS`] (host and device): its name by its family's name rule,
+//!   element types and instruction from the precision, the launch shape (threads from the family's
+//!   rule, dynamic shared memory from the body's own `smem_bytes`), blocks per SM and rank;
 //! - on `nvptx64`, its `extern "ptx-kernel"` entry point (exported under the same name, in the PTX
 //!   module of its family), whose body's const generics are derived from that record.
 //!
-//! Columns of a GEMM line: family, precision (`{input}_{output}`, `tf32`, `f32` for FFMA,
-//! `f16_f16_acc16` for f16 accumulation), block tile `M x N x K`, warp tile `M x N` (per-thread
-//! tile for the CUDA-core family; the warp tile's k is the instruction's), pipeline stages, blocks
-//! per SM the kernel is built for (`.minnctapersm`; a layout may override it as `layout:blocks`), the
-//! dispatch rank (highest wins among kernels that can run a call), the layouts.
+//! Columns of a GEMM line: family; precision (`{input}_{output}`, `tf32`, `f32` for FFMA,
+//! `f16_f16_acc16` for f16 accumulation); block tile `M x N x K`; warp tile `M x N` (the per-thread
+//! tile for the CUDA-core family; the warp tile's k is the instruction's); `st`: pipeline stages;
+//! `b/SM`: blocks per SM the kernel is built for (`.minnctapersm`; a layout may override it as
+//! `layout:blocks`); `rank`: dispatch preference (highest wins among kernels that can run a call);
+//! the layouts. The rules are in `catalog/rules.rs`; docs/kernels-tree.md says where to add a shape.
 //!
 //! ```
 //! use tcgemm_kernels::config::{find_kernel, Family};
@@ -28,42 +30,43 @@ pub(crate) mod rules;
 
 rules::catalog! {
     gemm {
-        // family           precision      block          warp      stages  blocks/SM  rank  layouts
+        // family          precision     block           warp       st b/SM rank  layouts
         //
-        // CUDA cores. 2 blocks/SM caps registers at 128; `tn` (both operands contiguous along M/N, so
-        // both carry 64-bit k-strides) needs 141 and would spill 24 B under that cap: 1 block/SM.
-        CudaCore            f32            128 x 128 x 8     8 x 8    2       2          10    [nn nt tn:1 tt],
+        // CUDA cores. 2 blocks/SM caps registers at 128; `tn` (both operands contiguous along M/N,
+        // so both carry 64-bit k-strides) needs 141 and would spill 24 B under that cap: 1 block/SM.
+        CudaCore           f32           128 x 128 x  8    8 x   8   2    2   10  [nn nt tn:1 tt],
         // The seed TF32 kernel, kept as the named baseline: only taken when asked for by name.
-        MmaSyncSeed         tf32           128 x 128 x 16   32 x 64   2       2           1    [nn nt tn tt],
+        MmaSyncSeed        tf32          128 x 128 x 16   32 x  64   2    2    1  [nn nt tn tt],
         // 16-bit mma.sync, mid-size problems.
-        MmaSyncMultistage   f16_f32        128 x 128 x 32   64 x 32   4       2          10    [nn nt tn tt],
-        MmaSyncMultistage   f16_f16        128 x 128 x 32   64 x 32   4       2          10    [nn nt tn tt],
-        MmaSyncMultistage   bf16_f32       128 x 128 x 32   64 x 32   4       2          10    [nn nt tn tt],
-        MmaSyncMultistage   bf16_bf16      128 x 128 x 32   64 x 32   4       2          10    [nn nt tn tt],
+        MmaSyncMultistage  f16_f32       128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16       128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32      128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16     128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
         // 64×64 warp tiles: 128 accumulators, ~235 registers, so 1 block/SM. The default for large
         // problems: interleaved with cuBLAS on the H200 it beats the 128×128 tiles by 8% at 4096³
         // and 8192³ (kernel-log.md); dispatch falls back to 128×128 and 64×64 tiles where these
         // would leave SMs idle or compute padding.
-        MmaSyncMultistage   f16_f32        128 x 256 x 32   64 x 64   4       1          20    [nn nt tn tt],
-        MmaSyncMultistage   f16_f16        128 x 256 x 32   64 x 64   4       1          20    [nn nt tn tt],
-        MmaSyncMultistage   bf16_f32       128 x 256 x 32   64 x 64   4       1          20    [nn nt tn tt],
-        MmaSyncMultistage   bf16_bf16      128 x 256 x 32   64 x 64   4       1          20    [nn nt tn tt],
-        MmaSyncMultistage   tf32           128 x 256 x 32   64 x 64   3       1          20    [nn nt tn tt],
-        MmaSyncMultistage   tf32           128 x 128 x 32   64 x 32   3       2          10    [nn nt tn tt],
+        MmaSyncMultistage  f16_f32       128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16       128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32      128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16     128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  tf32          128 x 256 x 32   64 x  64   3    1   20  [nn nt tn tt],
+        MmaSyncMultistage  tf32          128 x 128 x 32   64 x  32   3    2   10  [nn nt tn tt],
         // f16 accumulation: only for `Precision::F16Accumulate`.
-        MmaSyncMultistage   f16_f16_acc16  128 x 128 x 32   64 x 32   4       2          10    [nn nt tn tt],
+        MmaSyncMultistage  f16_f16_acc16 128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
         // Small and batched problems: dispatch takes these where larger tiles would be mostly
         // padding or leave SMs idle.
-        MmaSyncMultistage   f16_f32         64 x  64 x 32   16 x 32   4       4           3    [nn nt tn tt],
-        MmaSyncMultistage   f16_f16         64 x  64 x 32   16 x 32   4       4           3    [nn nt tn tt],
-        MmaSyncMultistage   bf16_f32        64 x  64 x 32   16 x 32   4       4           3    [nn nt tn tt],
-        MmaSyncMultistage   bf16_bf16       64 x  64 x 32   16 x 32   4       4           3    [nn nt tn tt],
-        // sm_90a: one 128-byte swizzle row of k per tile row (k = 64 for 16-bit inputs, 32 for tf32).
-        TmaWarpSpecialized  f16_f32        128 x 256 x 64   64 x 256  4       1          30    [nn nt tn tt],
-        TmaWarpSpecialized  f16_f16        128 x 256 x 64   64 x 256  4       1          30    [nn nt tn tt],
-        TmaWarpSpecialized  bf16_f32       128 x 256 x 64   64 x 256  4       1          30    [nn nt tn tt],
-        TmaWarpSpecialized  bf16_bf16      128 x 256 x 64   64 x 256  4       1          30    [nn nt tn tt],
-        TmaWarpSpecialized  tf32           128 x 256 x 32   64 x 256  4       1          30    [nn nt tn tt],
+        MmaSyncMultistage  f16_f32        64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        // sm_90a: one 128-byte swizzle row of k per tile row (k = 64 for 16-bit inputs, 32 for
+        // tf32).
+        TmaWarpSpecialized f16_f32       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized f16_f16       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized bf16_f32      128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized bf16_bf16     128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized tf32          128 x 256 x 32   64 x 256   4    1   30  [nn nt tn tt],
     }
     ceiling {
         // instruction        input  math        blocks/SM

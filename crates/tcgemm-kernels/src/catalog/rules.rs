@@ -56,23 +56,25 @@ macro_rules! catalog {
 /// per-thread tile `t{TM}x{TN}` for the CUDA-core family, and the suffixes `_acc16` (f16
 /// accumulation), `_seed` and `_tma`.
 macro_rules! kernel_name {
-    (CudaCore $prec:ident $ly:ident, $bm:literal $bn:literal $bk:literal, $wm:literal $wn:literal, $s:literal) => {
-        concat!("sgemm_", stringify!($ly), "_", $bm, "x", $bn, "x", $bk, "_t", $wm, "x", $wn, "_s", $s)
+    (CudaCore $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            "sgemm_", stringify!($ly), "_", $bm, "x", $bn, "x", $bk, "_t", $wm, "x", $wn, "_s", $s
+        )
     };
-    (MmaSyncSeed $prec:ident $ly:ident, $bm:literal $bn:literal $bk:literal, $wm:literal $wn:literal, $s:literal) => {
+    (MmaSyncSeed $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
             $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
             $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s, "_seed"
         )
     };
-    (MmaSyncMultistage $prec:ident $ly:ident, $bm:literal $bn:literal $bk:literal, $wm:literal $wn:literal, $s:literal) => {
+    (MmaSyncMultistage $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
             $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
             $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
             $crate::catalog::rules::precision!(suffix $prec)
         )
     };
-    (TmaWarpSpecialized $prec:ident $ly:ident, $bm:literal $bn:literal $bk:literal, $wm:literal $wn:literal, $s:literal) => {
+    (TmaWarpSpecialized $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
             $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
             $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
@@ -86,22 +88,36 @@ macro_rules! kernel_name {
 /// `output`, `math` (config values), `prefix`, `suffix` (name parts), `mma` (the
 /// `warp::mma_sync` kind), `wgmma` (the `warp::wgmma` kind), `out` (the `epilogue` element).
 macro_rules! precision {
-    // token                      input  output  math        prefix       suffix    wgmma kind
-    ($w:ident f32)           => { $crate::catalog::rules::precision!(@ $w F32  F32  Ffma       "f32"       ""        NoWgmma) };
-    ($w:ident tf32)          => { $crate::catalog::rules::precision!(@ $w F32  F32  MmaTf32    "tf32"      ""        WgmmaTf32) };
-    ($w:ident f16_f32)       => { $crate::catalog::rules::precision!(@ $w F16  F32  MmaF16F32  "f16_f32"   ""        WgmmaF16) };
-    ($w:ident f16_f16)       => { $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F32  "f16_f16"   ""        WgmmaF16) };
-    ($w:ident bf16_f32)      => { $crate::catalog::rules::precision!(@ $w Bf16 F32  MmaBf16F32 "bf16_f32"  ""        WgmmaBf16) };
-    ($w:ident bf16_bf16)     => { $crate::catalog::rules::precision!(@ $w Bf16 Bf16 MmaBf16F32 "bf16_bf16" ""        WgmmaBf16) };
-    ($w:ident f16_f16_acc16) => { $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F16  "f16_f16"   "_acc16"  NoWgmma) };
-    (@ input  $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $crate::config::Elem::$i };
-    (@ output $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $crate::config::Elem::$o };
-    (@ math   $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $crate::config::Math::$m };
-    (@ prefix $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $p };
-    (@ suffix $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $s };
-    (@ mma    $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $crate::warp::mma_sync::$m };
-    (@ wgmma  $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $crate::warp::wgmma::$g };
-    (@ out    $i:ident $o:ident $m:ident $p:literal $s:literal $g:ident) => { $crate::epilogue::$o };
+    // row:                                     in   out  math       prefix      suffix   wgmma kind
+    ($w:ident f32) => {
+        $crate::catalog::rules::precision!(@ $w F32  F32  Ffma       "f32"       ""       NoWgmma)
+    };
+    ($w:ident tf32) => {
+        $crate::catalog::rules::precision!(@ $w F32  F32  MmaTf32    "tf32"      ""       WgmmaTf32)
+    };
+    ($w:ident f16_f32) => {
+        $crate::catalog::rules::precision!(@ $w F16  F32  MmaF16F32  "f16_f32"   ""       WgmmaF16)
+    };
+    ($w:ident f16_f16) => {
+        $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F32  "f16_f16"   ""       WgmmaF16)
+    };
+    ($w:ident bf16_f32) => {
+        $crate::catalog::rules::precision!(@ $w Bf16 F32  MmaBf16F32 "bf16_f32"  ""       WgmmaBf16)
+    };
+    ($w:ident bf16_bf16) => {
+        $crate::catalog::rules::precision!(@ $w Bf16 Bf16 MmaBf16F32 "bf16_bf16" ""       WgmmaBf16)
+    };
+    ($w:ident f16_f16_acc16) => {
+        $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F16  "f16_f16"   "_acc16" NoWgmma)
+    };
+    (@ input $i:ident $($rest:tt)*) => { $crate::config::Elem::$i };
+    (@ output $i:tt $o:ident $($rest:tt)*) => { $crate::config::Elem::$o };
+    (@ math $i:tt $o:tt $m:ident $($rest:tt)*) => { $crate::config::Math::$m };
+    (@ prefix $i:tt $o:tt $m:tt $p:literal $($rest:tt)*) => { $p };
+    (@ suffix $i:tt $o:tt $m:tt $p:tt $s:literal $($rest:tt)*) => { $s };
+    (@ mma $i:tt $o:tt $m:ident $($rest:tt)*) => { $crate::warp::mma_sync::$m };
+    (@ wgmma $i:tt $o:tt $m:tt $p:tt $s:tt $g:ident) => { $crate::warp::wgmma::$g };
+    (@ out $i:tt $o:ident $($rest:tt)*) => { $crate::epilogue::$o };
 }
 
 /// The body module of a family (and precision) applied to a rule: `body_rule!(FAMILY PRECISION =>

@@ -86,6 +86,8 @@ pub unsafe fn gemm<
 ) {
     const { assert!(NI.is_multiple_of(2)) };
     const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
+    const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
+    const { assert!(BK.is_multiple_of(16)) };
     // the double-buffered loop alternates fragment buffers by k-step parity across k-tiles
     const { assert!(MI * NI < 32 || (BK / 16).is_multiple_of(2)) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);

@@ -82,6 +82,8 @@ pub unsafe fn gemm<
 ) {
     const { assert!(NI.is_multiple_of(2)) };
     const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
+    const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
+    const { assert!(BK.is_multiple_of(8)) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;

@@ -1,17 +1,15 @@
 //! The seed TF32 kernel (seed document 000), in Rust: `mma.sync.m16n8k8` with f32 accumulators,
 //! `cp.async` double buffering that prefetches k-tile `t+1` into the *other* stage while tile `t` is
-//! multiplied, padded shared tiles, A fragments hoisted out of the N loop, built for 2 blocks/SM.
-//! Its catalog line: `128×128×16` block tiles, 256 threads as 4 (M) × 2 (N) warps of `32×64`, each
-//! warp `2×8` m16n8 tiles.
+//! multiplied, padded shared tiles, A fragments hoisted out of the N loop (its shapes and blocks
+//! per SM are its catalog line's).
 //!
-//! Kept as the named baseline `tf32_*_128x128x16_w32x64_s2_seed`: every later TF32 change is measured
-//! against it. Generalised beyond the seed to any transposes (the shared layout follows the memory
-//! layout, see `super::global_to_shared`) and any M, N, K (zero-filled copies, predicated stores).
+//! Kept as the named baseline (`tf32_*_seed`): every later TF32 change is measured against it.
+//! Generalised beyond the seed to any transposes (the shared layout follows the memory layout, see
+//! `super::global_to_shared`) and any M, N, K (zero-filled copies, predicated stores).
 //!
 //! Rounding: operands are rounded f32 → TF32 with `cvt.rna.tf32.f32` (to nearest, ties away from
 //! zero) as they are loaded from shared memory into fragments, one scalar `ld.shared.f32` each;
-//! accumulation is f32. The epilogue writes element by element
-//! (`store_elements_f32`).
+//! accumulation is f32. The epilogue writes element by element (`store_elements_f32`).
 //!
 //! Shared layout per stage: A then B, each the larger of the two operand layouts: k-contiguous
 //! `R × (BK+4)` floats (the seed's A layout) or r-contiguous `BK × (R+4)` floats (the seed's B
