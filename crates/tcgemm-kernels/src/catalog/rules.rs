@@ -20,6 +20,12 @@ macro_rules! catalog {
     ) => {
         /// Every kernel entry point tcgemm builds: the catalog's GEMM lines in order, each expanded
         /// over its layouts, then the ceiling and conversion kernels.
+        ///
+        /// ```
+        /// use tcgemm_kernels::config::{Role, KERNELS};
+        /// let gemm = KERNELS.iter().filter(|k| k.role() == Role::Gemm).count();
+        /// assert_eq!(gemm + 8, KERNELS.len());
+        /// ```
         pub const KERNELS: &[KernelSpec] = &[
             $($(
                 $crate::catalog::rules::gemm_spec!(

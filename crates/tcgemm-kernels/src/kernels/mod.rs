@@ -1,5 +1,8 @@
 //! Kernel entry points: the only code that reads the special registers (`%tid`, `%ctaid`,
-//! `%nctaid`); every component below takes the thread, block and batch indices as arguments.
+//! `%nctaid`); every component below takes the thread, block and batch indices as arguments. (The
+//! persistent TMA body takes the entry's `%nctaid.x` reader, `arch::index::grid_dim_x`, as an
+//! argument and calls it where its work loop needs the grid size, as it did when it read the
+//! register itself: the PTX is unchanged.)
 //!
 //! The entries are not written here one by one: each line of the [catalog](crate::catalog) expands
 //! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!` or `convert_entry!` with the kernel's name and
