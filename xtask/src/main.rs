@@ -12,6 +12,7 @@ use tcgemm_build::{
 
 mod bundle;
 mod images;
+mod ptx_diff;
 
 const HELP: &str = "\
 usage: cargo xtask <command>
@@ -24,6 +25,9 @@ commands:
   images                  assemble the kept PTX with the pinned ptxas for every shipped architecture
                           and update the kept machine code in images/
   images-check            fail when images/ differs from what the pinned ptxas makes of ptx/
+  ptx-diff DIR [--allow NAME|PREFIX*]...
+                          compare the kept ptx/ with the copies in DIR kernel by kernel (`identical` or
+                          `differs` per kernel); fails when a kernel differs that no --allow names
   gpu-bundle [--out DIR]  release test, example, bench and tool binaries + PTX + ptxas report + run.sh
                           in DIR (default: bundle/), for a GPU machine without Rust
 ";
@@ -41,6 +45,15 @@ fn main() -> ExitCode {
         },
         Some("images") if args.len() == 1 => images::cmd_images(&root),
         Some("images-check") if args.len() == 1 => images::cmd_images_check(&root),
+        Some("ptx-diff") => match &args[1..] {
+            [dir, rest @ ..]
+                if rest.len() % 2 == 0 && rest.iter().step_by(2).all(|a| a == "--allow") =>
+            {
+                let allow: Vec<String> = rest.iter().skip(1).step_by(2).cloned().collect();
+                ptx_diff::ptx_diff(&root, &absolute(&root, dir), &allow)
+            }
+            _ => Err(format!("unexpected arguments {:?}\n{HELP}", &args[1..])),
+        },
         Some("gpu-bundle") => match &args[1..] {
             [] => bundle::gpu_bundle(&root, &root.join("bundle")),
             [o, dir] if o == "--out" => bundle::gpu_bundle(&root, &absolute(&root, dir)),

@@ -31,7 +31,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
-pub use postprocess::{add_launch_bounds, entry_names, normalize_symbols};
+pub use postprocess::{
+    add_launch_bounds, entry_names, normalize_symbols, split_entries, EntryTexts,
+};
 pub use ptxas::{find_ptxas, format_report, ptxas_report, KernelReport, PtxasError};
 pub use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 pub use toolchain::{parse_channel, pinned_channel, RustcVersion};
@@ -233,13 +235,14 @@ impl fmt::Display for BuildError {
             BuildError::UnlistedKernels(names) => write!(
                 f,
                 "the kernels crate defines kernels that tcgemm_kernels::config::KERNELS does not list \
-                 (add them to the table, or check they are #[no_mangle]): {}",
+                 (declare every kernel by a line of tcgemm_kernels::catalog, not by hand): {}",
                 names.join(", ")
             ),
             BuildError::MissingKernel { target, name } => write!(
                 f,
                 "kernel `{name}` is listed in tcgemm_kernels::config::KERNELS for {} but the {} build does \
-                 not define it as an `extern \"ptx-kernel\"` #[no_mangle] function (is it behind the wrong cfg?)",
+                 not export it as an `extern \"ptx-kernel\"` function (does its family's entry macro in \
+                 tcgemm_kernels::kernels gate it with the wrong cfg?)",
                 target.cpu(),
                 target.cpu()
             ),

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use tcgemm_kernels::config::KernelSpec;
+use tcgemm_kernels::config::{KernelSpec, ParamsKind};
 
 /// Names of the `.visible .entry` kernels of a PTX module, in order.
 pub fn entry_names(ptx: &str) -> Vec<String> {
@@ -10,6 +10,56 @@ pub fn entry_names(ptx: &str) -> Vec<String> {
         .filter_map(entry_decl)
         .map(|(_, name)| name.to_string())
         .collect()
+}
+
+/// A PTX module split at its kernels: each `.entry` (from its declaration line to the `}` that
+/// closes its body) apart, and the rest of the module (header, declarations, `.func` definitions)
+/// as one text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EntryTexts {
+    /// `(name, text)` of each `.entry`, in module order.
+    pub entries: Vec<(String, String)>,
+    /// Everything outside the entries, in order.
+    pub rest: String,
+}
+
+/// Splits `ptx` into its entries and the rest (see [`EntryTexts`]). An entry's body ends where its
+/// braces balance again (inline-asm scopes and vector operands nest inside it).
+///
+/// ```
+/// let ptx = ".version 7.0\n.visible .entry k(\n)\n{\n\t{\n.reg .pred p;\n}\n\tst.v2 [a], {b, c};\n}\n// end\n";
+/// let m = tcgemm_build::split_entries(ptx);
+/// assert_eq!(m.entries.len(), 1);
+/// assert_eq!(m.entries[0].0, "k");
+/// assert!(m.entries[0].1.ends_with("{b, c};\n}\n"));
+/// assert_eq!(m.rest, ".version 7.0\n// end\n");
+/// ```
+pub fn split_entries(ptx: &str) -> EntryTexts {
+    let mut out = EntryTexts::default();
+    let mut current: Option<(String, String)> = None;
+    let mut depth = 0i64;
+    let mut opened = false;
+    for line in ptx.lines() {
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+            depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+            opened |= depth > 0;
+            if opened && depth <= 0 {
+                out.entries.extend(current.take());
+            }
+        } else if let Some((_, name)) = entry_decl(line) {
+            current = Some((name.to_string(), format!("{line}\n")));
+            depth = 0;
+            opened = false;
+        } else {
+            out.rest.push_str(line);
+            out.rest.push('\n');
+        }
+    }
+    // an entry the text does not close stays an entry (its text ends where the module ends)
+    out.entries.extend(current);
+    out
 }
 
 /// `(visible, name)` when `line` opens an `.entry` declaration.
@@ -52,7 +102,7 @@ pub fn add_launch_bounds(ptx: &str, kernels: &[KernelSpec]) -> Result<String, St
         // TMA kernels take a `TmaParams` whose tensor maps must be 64-byte aligned, but rustc's PTX
         // ABI caps parameter alignment at 16: raise the declared alignment of that parameter here.
         let tma_param = format!(".param .align 16 .b8 {name}_param_0[");
-        let mut raised = !tcgemm_kernels::config::uses_tma_params(spec);
+        let mut raised = spec.family.params() != ParamsKind::Tma;
         if !after_name.contains(')') {
             loop {
                 let Some(l) = lines.get(i) else {

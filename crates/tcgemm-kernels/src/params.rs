@@ -7,12 +7,9 @@
 //! - C is `m×n` row-major, `ldc ≥ n`.
 //! - Batch item `z` starts at `a + z·stride_a` (elements), likewise B and C.
 
-/// Bit flags in [`GemmParams::flags`].
+/// Bit flags in [`GemmParams::flags`]. (Bits 0 and 1 are unused: the transposes are part of the
+/// kernel, fixed by its name.)
 pub mod flags {
-    /// A is stored transposed (`k×m`).
-    pub const TRANS_A: u32 = 1 << 0;
-    /// B is stored transposed (`n×k`).
-    pub const TRANS_B: u32 = 1 << 1;
     /// A's base, `lda` and `stride_a` allow 16-byte vector loads.
     pub const VEC_A: u32 = 1 << 2;
     /// B's base, `ldb` and `stride_b` allow 16-byte vector loads.

@@ -1,4 +1,5 @@
-//! Thread, block and grid indices (special registers). Only kernel entry points call these.
+//! Thread, block and grid indices (special registers). Only the kernel entry points (`kernels`)
+//! call these; every component below them takes indices as arguments.
 
 use core::arch::nvptx;
 
@@ -42,16 +43,4 @@ pub fn grid_dim_x() -> u32 {
 pub fn grid_dim_y() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_grid_dim_y() as u32 }
-}
-
-/// Lane within the warp, `%tid.x % 32` (1-D blocks).
-#[inline(always)]
-pub fn lane_id() -> u32 {
-    thread_idx_x() % 32
-}
-
-/// Warp within the block, `%tid.x / 32` (1-D blocks).
-#[inline(always)]
-pub fn warp_id() -> u32 {
-    thread_idx_x() / 32
 }

@@ -1,12 +1,7 @@
-//! Global → shared tile copies with `cp.async`, for 32-bit elements, any layout, any tail.
+//! Global → shared tile copies with `cp.async`, each chunk's coordinates, predicate and address
+//! recomputed every k-tile: 32-bit elements, any layout, any tail, few live registers.
 //!
-//! An operand tile is `R × BK` (R = rows of the block tile along M for A, along N for B). In memory
-//! the operand is either *k-contiguous* (A not transposed, B transposed: element `(r, k)` at
-//! `r·ld + k`) or *r-contiguous* (A transposed, B not transposed: `(r, k)` at `k·ld + r`). The shared
-//! copy keeps the memory's contiguous dimension contiguous, padded:
-//! - k-contiguous → `smem[r][BK + KPAD]`,
-//! - r-contiguous → `smem[k][R + RPAD]`.
-//!
+//! Layouts as in [`super`]: k-contiguous → `smem[r][BK + KPAD]`, r-contiguous → `smem[k][R + RPAD]`.
 //! Every thread copies 16-byte chunks (4 elements along the contiguous dimension) with
 //! `cp.async.cg … 16, src_bytes`, which zero-fills what lies past the matrix edge; when the host says
 //! 16-byte access is not allowed (`vec == false`), each element goes with its own 4-byte
@@ -16,7 +11,7 @@ use crate::arch::cp_async::{global_to_shared_ca_4_zfill, global_to_shared_cg_16_
 
 /// Geometry of one operand's tile copy.
 #[derive(Clone, Copy)]
-pub struct TileCopy32 {
+pub struct PerChunkCopy {
     /// Global address of the operand's batch item (element (0, 0)).
     pub base: u64,
     /// Leading dimension, elements.
@@ -33,7 +28,7 @@ pub struct TileCopy32 {
     pub vec: bool,
 }
 
-impl TileCopy32 {
+impl PerChunkCopy {
     /// Issues this thread's copies of k-tile `kt` (origin `k0 = kt·BK`) into the shared tile at
     /// `dst`. `R`, `BK`, the paddings and the thread count are compile-time constants.
     ///

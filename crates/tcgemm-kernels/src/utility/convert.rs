@@ -3,18 +3,20 @@
 //! `cvt.rn.bf16x2.f32`): values beyond the format's range become ±inf, NaN stays NaN, subnormals are
 //! kept. Widening is exact.
 //!
-//! Parameters (in a [`GemmParams`]): `a` = source, `c` = destination, `stride_a` = element count,
-//! `flags & VEC_A` / `VEC_C` = source 16-byte / destination 8-byte (narrowing) or source 8-byte /
-//! destination 16-byte (widening) aligned. Grid-stride loop over groups of 4 elements: a group fully
-//! inside with vector access allowed moves as one vector load and one vector store, others element
-//! by element.
+//! Parameters (`ConvertParams`): `src`, `dst`, `len` elements; `vector = 1` when the source is
+//! 16-byte and the destination 8-byte aligned (narrowing), or the source 8-byte and the destination
+//! 16-byte aligned (widening). Grid-stride loop over groups of 4 elements: a group fully inside with
+//! vector access allowed moves as one vector load and one vector store, others element by element.
 
-use crate::arch::convert::{bf16_to_f32, f16_to_f32, f32x2_to_bf16x2_rn, f32x2_to_f16x2_rn};
-use crate::arch::global::{
-    ld_global_nc_f32, ld_global_nc_u16, ld_global_nc_v2_u32, ld_global_nc_v4_f32, st_global_f32,
-    st_global_u16, st_global_v2_u32, st_global_v4_f32, to_global,
+#[cfg(target_arch = "nvptx64")]
+use {
+    crate::arch::convert::{bf16_to_f32, f16_to_f32, f32x2_to_bf16x2_rn, f32x2_to_f16x2_rn},
+    crate::arch::global::{
+        ld_global_nc_f32, ld_global_nc_u16, ld_global_nc_v2_u32, ld_global_nc_v4_f32,
+        st_global_f32, st_global_u16, st_global_v2_u32, st_global_v4_f32, to_global,
+    },
+    crate::params::ConvertParams,
 };
-use crate::params::{flags, GemmParams};
 
 /// Threads per block of the conversion kernels.
 pub const THREADS: u32 = 256;
@@ -22,9 +24,10 @@ pub const THREADS: u32 = 256;
 /// f32 → 16-bit. `BF16` selects bfloat16, else IEEE binary16.
 ///
 /// # Safety
-/// `p.a` holds `p.stride_a` f32, `p.c` as many 16-bit elements; the flags tell the truth.
+/// `p.src` holds `p.len` f32, `p.dst` as many 16-bit elements; `p.vector` tells the truth.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-pub unsafe fn narrow<const BF16: bool>(p: &GemmParams, tid: u32, bid: u32, grid: u32) {
+pub unsafe fn narrow<const BF16: bool>(p: &ConvertParams, tid: u32, bid: u32, grid: u32) {
     let pack = |lo: f32, hi: f32| {
         if BF16 {
             f32x2_to_bf16x2_rn(lo, hi)
@@ -32,9 +35,9 @@ pub unsafe fn narrow<const BF16: bool>(p: &GemmParams, tid: u32, bid: u32, grid:
             f32x2_to_f16x2_rn(lo, hi)
         }
     };
-    let n = p.stride_a;
-    let (src, dst) = (to_global(p.a), to_global(p.c));
-    let vec = p.flags & flags::VEC_A != 0 && p.flags & flags::VEC_C != 0;
+    let n = p.len;
+    let (src, dst) = (to_global(p.src), to_global(p.dst));
+    let vec = p.vector != 0;
     let mut g = (bid as u64 * THREADS as u64 + tid as u64) * 4;
     let step = grid as u64 * THREADS as u64 * 4;
     while g < n {
@@ -56,13 +59,14 @@ pub unsafe fn narrow<const BF16: bool>(p: &GemmParams, tid: u32, bid: u32, grid:
 /// 16-bit → f32 (exact).
 ///
 /// # Safety
-/// `p.a` holds `p.stride_a` 16-bit elements, `p.c` as many f32; the flags tell the truth.
+/// `p.src` holds `p.len` 16-bit elements, `p.dst` as many f32; `p.vector` tells the truth.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-pub unsafe fn widen<const BF16: bool>(p: &GemmParams, tid: u32, bid: u32, grid: u32) {
+pub unsafe fn widen<const BF16: bool>(p: &ConvertParams, tid: u32, bid: u32, grid: u32) {
     let one = |h: u16| if BF16 { bf16_to_f32(h) } else { f16_to_f32(h) };
-    let n = p.stride_a;
-    let (src, dst) = (to_global(p.a), to_global(p.c));
-    let vec = p.flags & flags::VEC_A != 0 && p.flags & flags::VEC_C != 0;
+    let n = p.len;
+    let (src, dst) = (to_global(p.src), to_global(p.dst));
+    let vec = p.vector != 0;
     let mut g = (bid as u64 * THREADS as u64 + tid as u64) * 4;
     let step = grid as u64 * THREADS as u64 * 4;
     while g < n {

@@ -1,15 +1,15 @@
-//! Global → shared tile loader for the multistage kernels, with every per-thread address and
-//! predicate computed once per block, so an interior k-tile costs each thread one 64-bit add, one
-//! 32-bit add and one `cp.async.cg … 16` per 16-byte chunk.
+//! Global → shared tile copies with `cp.async`, every per-thread address and predicate computed once
+//! per block, so an interior k-tile costs each thread one 64-bit add, one 32-bit add and one
+//! `cp.async.cg … 16` per 16-byte chunk.
 //!
-//! Layouts as in [`super::tile_io`]: a k-contiguous operand (A not transposed, B transposed) is kept
+//! Layouts as in [`super`]: a k-contiguous operand (A not transposed, B transposed) is kept
 //! as `smem[r][BK + KPAD]`, an r-contiguous one as `smem[k][R + RPAD]`, with elements of `EB` bytes
 //! and 16-byte chunks of `16/EB` elements along the contiguous dimension. Thread `t` copies chunks
 //! `t, t + THREADS, t + 2·THREADS, …`; because `THREADS` is a multiple of the chunks per shared row,
 //! its chunks share their contiguous offset and differ by a fixed number of rows (k-contiguous) or
 //! k indices (r-contiguous), i.e. by a fixed global and shared stride.
 //!
-//! Edges: the fast path needs a k-tile fully inside K, every chunk's row inside the matrix
+//! Edges: the one-instruction path needs a k-tile fully inside K, every chunk's row inside the matrix
 //! (k-contiguous) or 16/EB valid elements from the chunk on (r-contiguous), and 16-byte access
 //! allowed by the host (`vec`). Otherwise each chunk goes with `cp.async … 16, src_bytes`
 //! (zero-filling past the edge) or, without 16-byte alignment, element by element
@@ -23,7 +23,7 @@ use crate::arch::smem::st_shared_u16;
 
 /// One thread's share of an operand's tile copies.
 #[derive(Clone, Copy)]
-pub struct TileLoader {
+pub struct PrecomputedCopy {
     /// Global address of the operand's batch item (a valid address for reads of 0 bytes).
     base: u64,
     /// Global address of this thread's first chunk at k-tile 0.
@@ -50,7 +50,7 @@ pub struct TileLoader {
     rows_full: bool,
 }
 
-impl TileLoader {
+impl PrecomputedCopy {
     /// Per-thread state for an `R × BK` operand tile at row `r0` of an operand with `rows` rows,
     /// inner dimension `k` and leading dimension `ld` (elements of `EB` bytes).
     #[allow(clippy::too_many_arguments)]
@@ -85,7 +85,7 @@ impl TileLoader {
             let (r, kk) = (r0 + tid / per_row, (tid % per_row) * epc);
             let step = THREADS / per_row;
             let last = r + (per_thread - 1) * step;
-            TileLoader {
+            PrecomputedCopy {
                 base,
                 src0: base.wrapping_add((r as u64 * ld + kk as u64) * eb),
                 istep: step as u64 * ld * eb,
@@ -106,7 +106,7 @@ impl TileLoader {
             let (kk, rr) = (tid / per_row, (tid % per_row) * epc);
             let r = r0 + rr;
             let step = THREADS / per_row;
-            TileLoader {
+            PrecomputedCopy {
                 base,
                 src0: base.wrapping_add((kk as u64 * ld + r as u64) * eb),
                 istep: step as u64 * ld * eb,

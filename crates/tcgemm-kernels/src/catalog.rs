@@ -1,0 +1,162 @@
+//! The catalog: every kernel tcgemm builds, declared once.
+//!
+//! Each line of the list below is one kernel shape, expanded over the layouts it names (`nn`:
+//! neither operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both). From the same
+//! line come
+//! - the kernel's record in [`KERNELS`] (host and device): its name by its family's name rule,
+//!   element types and instruction from the precision, the launch shape (threads from the family's
+//!   rule, dynamic shared memory from the body's own `smem_bytes`), blocks per SM and rank;
+//! - on `nvptx64`, its `extern "ptx-kernel"` entry point (exported under the same name, in the PTX
+//!   module of its family), whose body's const generics are derived from that record.
+//!
+//! Columns of a GEMM line: family; precision (`{input}_{output}`, `tf32`, `f32` for FFMA,
+//! `f16_f16_acc16` for f16 accumulation); block tile `M x N x K`; warp tile `M x N` (the per-thread
+//! tile for the CUDA-core family; the warp tile's k is the instruction's); `st`: pipeline stages;
+//! `b/SM`: blocks per SM the kernel is built for (`.minnctapersm`; a layout may override it as
+//! `layout:blocks`); `rank`: dispatch preference (highest wins among kernels that can run a call);
+//! the layouts. The rules are in `catalog/rules.rs`; docs/kernels-tree.md says where to add a shape.
+//!
+//! ```
+//! use tcgemm_kernels::config::{find_kernel, Family};
+//! let k = find_kernel("f16_f32_tn_128x256x32_w64x64_s4").unwrap();
+//! assert_eq!(k.family, Family::MmaSyncMultistage);
+//! assert!(k.trans_a && !k.trans_b);
+//! assert_eq!((k.block.n, k.warp.n, k.warp.k, k.threads), (256, 64, 16, 256));
+//! ```
+
+use crate::config::KernelSpec;
+
+pub(crate) mod rules;
+
+rules::catalog! {
+    gemm {
+        // family          precision     block           warp       st b/SM rank  layouts
+        //
+        // CUDA cores. 2 blocks/SM caps registers at 128; `tn` (both operands contiguous along M/N,
+        // so both carry 64-bit k-strides) needs 141 and would spill 24 B under that cap: 1 block/SM.
+        CudaCore           f32           128 x 128 x  8    8 x   8   2    2   10  [nn nt tn:1 tt],
+        // The seed TF32 kernel, kept as the named baseline: only taken when asked for by name.
+        MmaSyncSeed        tf32          128 x 128 x 16   32 x  64   2    2    1  [nn nt tn tt],
+        // 16-bit mma.sync, mid-size problems.
+        MmaSyncMultistage  f16_f32       128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16       128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32      128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16     128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        // 64×64 warp tiles: 128 accumulators, ~235 registers, so 1 block/SM. The default for large
+        // problems: interleaved with cuBLAS on the H200 it beats the 128×128 tiles by 8% at 4096³
+        // and 8192³ (kernel-log.md); dispatch falls back to 128×128 and 64×64 tiles where these
+        // would leave SMs idle or compute padding.
+        MmaSyncMultistage  f16_f32       128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16       128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32      128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16     128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
+        MmaSyncMultistage  tf32          128 x 256 x 32   64 x  64   3    1   20  [nn nt tn tt],
+        MmaSyncMultistage  tf32          128 x 128 x 32   64 x  32   3    2   10  [nn nt tn tt],
+        // f16 accumulation: only for `Precision::F16Accumulate`.
+        MmaSyncMultistage  f16_f16_acc16 128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
+        // Small and batched problems: dispatch takes these where larger tiles would be mostly
+        // padding or leave SMs idle.
+        MmaSyncMultistage  f16_f32        64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        // sm_90a: one 128-byte swizzle row of k per tile row (k = 64 for 16-bit inputs, 32 for
+        // tf32).
+        TmaWarpSpecialized f16_f32       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized f16_f16       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized bf16_f32      128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized bf16_bf16     128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
+        TmaWarpSpecialized tf32          128 x 256 x 32   64 x 256   4    1   30  [nn nt tn tt],
+    }
+    ceiling {
+        // instruction        input  math        blocks/SM
+        ffma_f32              f32    Ffma        2,
+        mma_m16n8k8_tf32      f32    MmaTf32     2,
+        mma_m16n8k16_f16      f16    MmaF16F32   2,
+        mma_m16n8k16_bf16     bf16   MmaBf16F32  2,
+    }
+    convert {
+        // from  to     blocks/SM
+        f32      f16    4,
+        f32      bf16   4,
+        f16      f32    4,
+        bf16     f32    4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::KERNELS;
+    use crate::config::{find_kernel, Family, Role};
+    use std::format;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, k) in KERNELS.iter().enumerate() {
+            assert!(
+                KERNELS[..i].iter().all(|o| o.name != k.name),
+                "{} twice",
+                k.name
+            );
+        }
+    }
+
+    #[test]
+    fn names_carry_layout_and_shapes() {
+        for k in KERNELS.iter().filter(|k| k.role() == Role::Gemm) {
+            let layout = match (k.trans_a, k.trans_b) {
+                (false, false) => "_nn_",
+                (false, true) => "_nt_",
+                (true, false) => "_tn_",
+                (true, true) => "_tt_",
+            };
+            let (b, w) = (k.block, k.warp);
+            let tile = if k.family == Family::CudaCore {
+                "t"
+            } else {
+                "w"
+            };
+            let shapes = format!(
+                "_{}x{}x{}_{tile}{}x{}_s{}",
+                b.m, b.n, b.k, w.m, w.n, k.stages
+            );
+            assert!(k.name.contains(layout), "{}", k.name);
+            assert!(k.name.contains(&shapes), "{} lacks {shapes}", k.name);
+        }
+    }
+
+    #[test]
+    fn launch_shapes_are_launchable() {
+        for k in KERNELS {
+            assert!(k.threads % 32 == 0 && k.threads <= 1024, "{}", k.name);
+            assert!(k.smem_bytes <= 227 * 1024, "{}", k.name);
+            assert!(k.min_blocks_per_sm >= 1, "{}", k.name);
+            if k.role() == Role::Gemm {
+                let (b, w) = (k.block, k.warp);
+                assert!(
+                    b.m % w.m == 0 && b.n % w.n == 0 && b.k % w.k == 0,
+                    "{}",
+                    k.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_layout_overrides_the_blocks_per_sm_of_its_line() {
+        let blocks = |name| find_kernel(name).map(|k| k.min_blocks_per_sm);
+        assert_eq!(blocks("sgemm_tn_128x128x8_t8x8_s2"), Some(1));
+        assert_eq!(blocks("sgemm_nn_128x128x8_t8x8_s2"), Some(2));
+    }
+
+    #[test]
+    fn every_family_is_declared() {
+        let count = |f: Family| KERNELS.iter().filter(|k| k.family == f).count();
+        assert_eq!(count(Family::CudaCore), 4);
+        assert_eq!(count(Family::MmaSyncSeed), 4);
+        assert_eq!(count(Family::MmaSyncMultistage), 60);
+        assert_eq!(count(Family::TmaWarpSpecialized), 20);
+        assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
+    }
+}

@@ -1,0 +1,267 @@
+//! The rules that turn a line of the catalog into a kernel record and an entry point: the grammar
+//! ([`catalog!`]), the name rule of each family ([`kernel_name!`]), what a precision token means
+//! ([`precision!`]), and which body module answers for a family ([`body_rule!`]).
+
+/// Parses the catalog (see the parent module) into `KERNELS` and, on `nvptx64`, one
+/// `crate::kernels` entry point per record.
+macro_rules! catalog {
+    (
+        gemm {
+            $(
+                $family:ident $prec:ident
+                $bm:literal x $bn:literal x $bk:literal
+                $wm:literal x $wn:literal
+                $stages:literal $blocks:literal $rank:literal
+                [$($ly:ident $(: $ly_blocks:literal)?)+],
+            )*
+        }
+        ceiling { $($instr:ident $cin:ident $cmath:ident $cblocks:literal,)* }
+        convert { $($from:ident $to:ident $vblocks:literal,)* }
+    ) => {
+        /// Every kernel entry point tcgemm builds: the catalog's GEMM lines in order, each expanded
+        /// over its layouts, then the ceiling and conversion kernels.
+        ///
+        /// ```
+        /// use tcgemm_kernels::config::{Role, KERNELS};
+        /// let gemm = KERNELS.iter().filter(|k| k.role() == Role::Gemm).count();
+        /// assert_eq!(gemm + 8, KERNELS.len());
+        /// ```
+        pub const KERNELS: &[KernelSpec] = &[
+            $($(
+                $crate::catalog::rules::gemm_spec!(
+                    $family $prec $ly, $bm $bn $bk, $wm $wn, $stages,
+                    $crate::catalog::rules::first!($($ly_blocks)? $blocks), $rank
+                ),
+            )+)*
+            $($crate::catalog::rules::ceiling_spec!($instr $cin $cmath $cblocks),)*
+            $($crate::catalog::rules::convert_spec!($from $to $vblocks),)*
+        ];
+
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            $($(
+                $crate::kernels::gemm_entry!(
+                    $family $prec,
+                    $crate::catalog::rules::kernel_name!($family $prec $ly, $bm $bn $bk, $wm $wn, $stages),
+                    $crate::catalog::rules::gemm_spec!(
+                        $family $prec $ly, $bm $bn $bk, $wm $wn, $stages,
+                        $crate::catalog::rules::first!($($ly_blocks)? $blocks), $rank
+                    )
+                );
+            )+)*
+            $($crate::kernels::ceiling_entry!($cmath, concat!("ceiling_", stringify!($instr)));)*
+            $($crate::kernels::convert_entry!(
+                $from $to, concat!("convert_", stringify!($from), "_to_", stringify!($to))
+            );)*
+        };
+    };
+}
+
+/// The name of a GEMM kernel, one rule per family (the PTX symbol, dispatch key, bench id and
+/// test name): `{precision}_{layout}_{BM}x{BN}x{BK}_w{WM}x{WN}_s{stages}`, with `sgemm` and a
+/// per-thread tile `t{TM}x{TN}` for the CUDA-core family, and the suffixes `_acc16` (f16
+/// accumulation), `_seed` and `_tma`.
+macro_rules! kernel_name {
+    (CudaCore $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            "sgemm_", stringify!($ly), "_", $bm, "x", $bn, "x", $bk, "_t", $wm, "x", $wn, "_s", $s
+        )
+    };
+    (MmaSyncSeed $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s, "_seed"
+        )
+    };
+    (MmaSyncMultistage $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
+            $crate::catalog::rules::precision!(suffix $prec)
+        )
+    };
+    (TmaWarpSpecialized $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
+            $crate::catalog::rules::precision!(suffix $prec), "_tma"
+        )
+    };
+}
+
+/// What a precision token of the catalog means: element types, instruction, name parts and the
+/// device types its bodies are instantiated with. `precision!(WHAT TOKEN)`, WHAT one of `input`,
+/// `output`, `math` (config values), `prefix`, `suffix` (name parts), `mma` (the
+/// `warp::mma_sync` kind), `wgmma` (the `warp::wgmma` kind), `out` (the `epilogue` element).
+macro_rules! precision {
+    // row:                                     in   out  math       prefix      suffix   wgmma kind
+    ($w:ident f32) => {
+        $crate::catalog::rules::precision!(@ $w F32  F32  Ffma       "f32"       ""       NoWgmma)
+    };
+    ($w:ident tf32) => {
+        $crate::catalog::rules::precision!(@ $w F32  F32  MmaTf32    "tf32"      ""       WgmmaTf32)
+    };
+    ($w:ident f16_f32) => {
+        $crate::catalog::rules::precision!(@ $w F16  F32  MmaF16F32  "f16_f32"   ""       WgmmaF16)
+    };
+    ($w:ident f16_f16) => {
+        $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F32  "f16_f16"   ""       WgmmaF16)
+    };
+    ($w:ident bf16_f32) => {
+        $crate::catalog::rules::precision!(@ $w Bf16 F32  MmaBf16F32 "bf16_f32"  ""       WgmmaBf16)
+    };
+    ($w:ident bf16_bf16) => {
+        $crate::catalog::rules::precision!(@ $w Bf16 Bf16 MmaBf16F32 "bf16_bf16" ""       WgmmaBf16)
+    };
+    ($w:ident f16_f16_acc16) => {
+        $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F16  "f16_f16"   "_acc16" NoWgmma)
+    };
+    (@ input $i:ident $($rest:tt)*) => { $crate::config::Elem::$i };
+    (@ output $i:tt $o:ident $($rest:tt)*) => { $crate::config::Elem::$o };
+    (@ math $i:tt $o:tt $m:ident $($rest:tt)*) => { $crate::config::Math::$m };
+    (@ prefix $i:tt $o:tt $m:tt $p:literal $($rest:tt)*) => { $p };
+    (@ suffix $i:tt $o:tt $m:tt $p:tt $s:literal $($rest:tt)*) => { $s };
+    (@ mma $i:tt $o:tt $m:ident $($rest:tt)*) => { $crate::warp::mma_sync::$m };
+    (@ wgmma $i:tt $o:tt $m:tt $p:tt $s:tt $g:ident) => { $crate::warp::wgmma::$g };
+    (@ out $i:tt $o:ident $($rest:tt)*) => { $crate::epilogue::$o };
+}
+
+/// The body module of a family (and precision) applied to a rule: `body_rule!(FAMILY PRECISION =>
+/// FUNCTION(ARGS))` calls `crate::threadblock::<module>::FUNCTION(ARGS)`.
+macro_rules! body_rule {
+    (CudaCore $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::cuda_core::$f($($a),*)
+    };
+    (MmaSyncSeed $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::mma_sync_seed::$f($($a),*)
+    };
+    (MmaSyncMultistage tf32 => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::mma_sync_multistage_tf32::$f($($a),*)
+    };
+    (MmaSyncMultistage $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::mma_sync_multistage::$f($($a),*)
+    };
+    (TmaWarpSpecialized $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::tma_warp_specialized::$f($($a),*)
+    };
+}
+
+/// The record of a GEMM kernel: the name by its family's rule, types from the precision, the warp
+/// tile's k from the instruction, threads and shared memory from the family's body module.
+macro_rules! gemm_spec {
+    (
+        $family:ident $prec:ident $ly:ident, $bm:literal $bn:literal $bk:literal,
+        $wm:literal $wn:literal, $stages:literal, $blocks:expr, $rank:literal
+    ) => {{
+        let block = $crate::config::GemmShape::new($bm, $bn, $bk);
+        let math = $crate::catalog::rules::precision!(math $prec);
+        let warp = $crate::config::GemmShape::new($wm, $wn, math.instruction_k());
+        let (trans_a, trans_b) = $crate::catalog::rules::layout!($ly);
+        $crate::config::KernelSpec {
+            name: $crate::catalog::rules::kernel_name!($family $prec $ly, $bm $bn $bk, $wm $wn, $stages),
+            family: $crate::config::Family::$family,
+            input: $crate::catalog::rules::precision!(input $prec),
+            output: $crate::catalog::rules::precision!(output $prec),
+            math,
+            trans_a,
+            trans_b,
+            block,
+            warp,
+            stages: $stages,
+            threads: $crate::catalog::rules::body_rule!($family $prec => threads(block, warp)),
+            min_blocks_per_sm: $blocks,
+            smem_bytes: $crate::catalog::rules::body_rule!($family $prec => smem_bytes(block, $stages)),
+            rank: $rank,
+        }
+    }};
+}
+
+/// The record of an instruction-ceiling kernel `ceiling_{instruction}`: one f32 out per thread,
+/// no tile, no shared memory, never dispatched (rank 0).
+macro_rules! ceiling_spec {
+    ($instr:ident $input:ident $math:ident $blocks:literal) => {
+        $crate::config::KernelSpec {
+            name: concat!("ceiling_", stringify!($instr)),
+            family: $crate::config::Family::Ceiling,
+            input: $crate::catalog::rules::elem!($input),
+            output: $crate::config::Elem::F32,
+            math: $crate::config::Math::$math,
+            trans_a: false,
+            trans_b: false,
+            block: $crate::config::GemmShape::new(1, 1, 1),
+            warp: $crate::config::GemmShape::new(1, 1, 1),
+            stages: 1,
+            threads: $crate::utility::ceiling::THREADS,
+            min_blocks_per_sm: $blocks,
+            smem_bytes: 0,
+            rank: 0,
+        }
+    };
+}
+
+/// The record of a conversion kernel `convert_{from}_to_{to}`: as a ceiling kernel's, with the
+/// element types of the conversion.
+macro_rules! convert_spec {
+    ($from:ident $to:ident $blocks:literal) => {
+        $crate::config::KernelSpec {
+            name: concat!("convert_", stringify!($from), "_to_", stringify!($to)),
+            family: $crate::config::Family::Convert,
+            input: $crate::catalog::rules::elem!($from),
+            output: $crate::catalog::rules::elem!($to),
+            math: $crate::config::Math::Ffma,
+            trans_a: false,
+            trans_b: false,
+            block: $crate::config::GemmShape::new(1, 1, 1),
+            warp: $crate::config::GemmShape::new(1, 1, 1),
+            stages: 1,
+            threads: $crate::utility::convert::THREADS,
+            min_blocks_per_sm: $blocks,
+            smem_bytes: 0,
+            rank: 0,
+        }
+    };
+}
+
+/// `(trans_a, trans_b)` of a layout token: `n` = stored as in the product, `t` = transposed.
+macro_rules! layout {
+    (nn) => {
+        (false, false)
+    };
+    (nt) => {
+        (false, true)
+    };
+    (tn) => {
+        (true, false)
+    };
+    (tt) => {
+        (true, true)
+    };
+}
+
+/// The `config::Elem` of an element token.
+macro_rules! elem {
+    (f32) => {
+        $crate::config::Elem::F32
+    };
+    (f16) => {
+        $crate::config::Elem::F16
+    };
+    (bf16) => {
+        $crate::config::Elem::Bf16
+    };
+}
+
+/// The first of one or two literals (a layout's override, else the line's value).
+macro_rules! first {
+    ($a:literal $b:literal) => {
+        $a
+    };
+    ($b:literal) => {
+        $b
+    };
+}
+
+pub(crate) use {
+    body_rule, catalog, ceiling_spec, convert_spec, elem, first, gemm_spec, kernel_name, layout,
+    precision,
+};

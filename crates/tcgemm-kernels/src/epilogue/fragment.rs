@@ -1,0 +1,125 @@
+//! Writers of `mma.sync` `m16n8` accumulator fragments.
+//!
+//! A warp's accumulators are `MI×NI` m16n8 tiles; in tile `(i, j)` the lane's element `c[2h + e]` is
+//! at row `row0 + 16i + 8h`, column `col0 + 8j + e`, where `row0 = lane/4` and `col0 = 2·(lane%4)`
+//! relative to the warp tile (the C map in `arch::mma`), so each lane holds column pairs.
+
+use super::OutputElem;
+use crate::arch::convert::fma_rn_f32;
+use crate::arch::global::{
+    ld_global_f32, ld_global_u16, st_global_f32, st_global_u16, st_global_u32, st_global_v2_f32,
+};
+use crate::params::{flags, GemmParams};
+
+/// `C = alpha·acc + beta·C`, one column pair per access: 8 bytes for f32, 4 for 16-bit output
+/// when `VEC_C`, element by element otherwise; C is not read when `BETA_ZERO`.
+///
+/// # Safety
+/// `gc` is the batch item's C in the global window and `p` validated by the host: every in-bounds
+/// `(row, col)` lies inside C's buffer.
+#[inline(always)]
+pub unsafe fn store_pairs<O: OutputElem, const MI: usize, const NI: usize>(
+    p: &GemmParams,
+    acc: &[[[f32; 4]; NI]; MI],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+) {
+    let beta_zero = p.flags & flags::BETA_ZERO != 0;
+    let vec = p.flags & flags::VEC_C != 0;
+    let es: u64 = O::BYTES;
+    for (i, acc_i) in acc.iter().enumerate() {
+        for h in 0..2u32 {
+            let row = row0 + i as u32 * 16 + h * 8;
+            if row >= p.m {
+                continue;
+            }
+            let row_addr = gc.wrapping_add(row as u64 * p.ldc * es);
+            for (j, t) in acc_i.iter().enumerate() {
+                let col = col0 + j as u32 * 8;
+                if col >= p.n {
+                    continue;
+                }
+                let addr = row_addr.wrapping_add(col as u64 * es);
+                let two = col + 2 <= p.n;
+                let mut y0 = p.alpha * t[(2 * h) as usize];
+                let mut y1 = p.alpha * t[(2 * h + 1) as usize];
+                if !beta_zero {
+                    let c0 = if O::IS_F32 {
+                        ld_global_f32(addr)
+                    } else {
+                        O::widen(ld_global_u16(addr))
+                    };
+                    y0 = fma_rn_f32(p.beta, c0, y0);
+                    if two {
+                        let at = addr + es;
+                        let c1 = if O::IS_F32 {
+                            ld_global_f32(at)
+                        } else {
+                            O::widen(ld_global_u16(at))
+                        };
+                        y1 = fma_rn_f32(p.beta, c1, y1);
+                    }
+                }
+                if O::IS_F32 {
+                    if vec && two {
+                        st_global_v2_f32(addr, [y0, y1]);
+                    } else {
+                        st_global_f32(addr, y0);
+                        if two {
+                            st_global_f32(addr + 4, y1);
+                        }
+                    }
+                } else {
+                    let packed = O::pack(y0, y1);
+                    if vec && two {
+                        st_global_u32(addr, packed);
+                    } else {
+                        st_global_u16(addr, packed as u16);
+                        if two {
+                            st_global_u16(addr + 2, (packed >> 16) as u16);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `C = alpha·acc + beta·C` element by element with scalar f32 accesses (the seed kernel's
+/// epilogue, kept with it); C is not read when `BETA_ZERO`.
+///
+/// # Safety
+/// As [`store_pairs`].
+#[inline(always)]
+pub unsafe fn store_elements_f32<const MI: usize, const NI: usize>(
+    p: &GemmParams,
+    acc: &[[[f32; 4]; NI]; MI],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+) {
+    let beta_zero = p.flags & flags::BETA_ZERO != 0;
+    for (i, acc_i) in acc.iter().enumerate() {
+        for h in 0..2u32 {
+            let row = row0 + i as u32 * 16 + h * 8;
+            if row >= p.m {
+                continue;
+            }
+            let row_addr = gc.wrapping_add(row as u64 * p.ldc * 4);
+            for (j, acc_ij) in acc_i.iter().enumerate() {
+                for e in 0..2u32 {
+                    let col = col0 + j as u32 * 8 + e;
+                    if col < p.n {
+                        let addr = row_addr.wrapping_add(col as u64 * 4);
+                        let mut y = p.alpha * acc_ij[(h * 2 + e) as usize];
+                        if !beta_zero {
+                            y = fma_rn_f32(p.beta, ld_global_f32(addr), y);
+                        }
+                        st_global_f32(addr, y);
+                    }
+                }
+            }
+        }
+    }
+}

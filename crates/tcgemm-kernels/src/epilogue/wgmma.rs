@@ -1,0 +1,141 @@
+//! Writer of a consumer warpgroup's `wgmma` accumulators (sm_90a): a `64×256` tile, 16 bytes per
+//! store.
+//!
+//! Thread `(g, q)` (`g` = lane/4, `q` = lane%4) of the warpgroup's warp `w` holds, for each 8-column
+//! block `j`, columns `8j + 2q, +1` of rows `row0` and `row0 + 8` (`row0 = 16w + g` within the
+//! tile) as `d[4j..4j+4]`. f32 output: lanes `q` and `q ^ 1` swap one pair (two `shfl`), so the even
+//! lane holds 4 consecutive columns of row `row0` and the odd one 4 of row `row0 + 8`. 16-bit output
+//! (beta = 0): the quad transposes its packed words of two blocks (two butterfly rounds, four
+//! `shfl`), so each lane holds 8 consecutive columns of one row and block; a 16-bit C to read goes
+//! through [`super::fragment::store_pairs`] instead, which widens C exactly. Out-of-range
+//! columns of a tail are stored element by element; rows beyond `m` not at all. C's base, `ldc` and
+//! batch stride are 16-byte aligned (the TMA kernels' dispatch rule).
+
+use super::OutputElem;
+use crate::arch::convert::fma_rn_f32;
+use crate::arch::global::{
+    ld_global_f32, ld_global_v4_f32, st_global_f32, st_global_u16, st_global_v4_f32,
+    st_global_v4_u32,
+};
+use crate::arch::sync::shfl_xor;
+use crate::params::{flags, GemmParams};
+
+/// One round of the quad's 4×4 word transpose: lanes `q` and `q ^ MASK` exchange the words whose
+/// segment bit `MASK` differs from their lane bit (afterwards word `s` of lane `q` is
+/// `M[q ^ (d & MASK)][s ^ (d & MASK)]`, `d = q ^ s`; rounds with masks 2 and 1 give `M[s][q]`).
+///
+/// # Safety
+/// Warp-convergent (a shuffle).
+#[inline(always)]
+unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
+    let hi = q & MASK != 0;
+    let m = MASK as usize;
+    unroll!(s in [0, 1, 2, 3] {
+        let s = s as usize;
+        if s & m == 0 {
+            let y = shfl_xor::<MASK>(if hi { x[s] } else { x[s | m] });
+            if hi {
+                x[s] = y;
+            } else {
+                x[s | m] = y;
+            }
+        }
+    });
+}
+
+/// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): rows
+/// `row0`, `row0 + 8`, columns from `col0`, quad lane `q`; 16-byte stores, f32 output after one
+/// pair swap per quad (4 consecutive columns per lane), 16-bit output (beta = 0 only: a 16-bit C
+/// to read goes through [`store_pairs`](super::fragment::store_pairs)) after the quad's word
+/// transpose (8 consecutive columns per lane).
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+///
+/// # Safety
+/// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`.
+#[inline(always)]
+pub unsafe fn store_rows<O: OutputElem>(
+    p: &GemmParams,
+    d: &[f32; 128],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+    q: u32,
+) {
+    let beta_zero = p.flags & flags::BETA_ZERO != 0;
+    let es: u64 = O::BYTES;
+    let at = |row: u32, col: u32| gc.wrapping_add((row as u64 * p.ldc + col as u64) * es);
+    if O::IS_F32 {
+        let odd = q & 1 != 0;
+        // unrolled: `d` must stay in registers
+        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            let i = 4 * j as usize;
+            let y = [
+                d[i] * p.alpha,
+                d[i + 1] * p.alpha,
+                d[i + 2] * p.alpha,
+                d[i + 3] * p.alpha,
+            ];
+            // even lanes send row0 + 8's pair, odd lanes row0's
+            let (s0, s1) = if odd { (y[0], y[1]) } else { (y[2], y[3]) };
+            let r0 = f32::from_bits(shfl_xor::<1>(s0.to_bits()));
+            let r1 = f32::from_bits(shfl_xor::<1>(s1.to_bits()));
+            let (row, col, mut v) = if odd {
+                (row0 + 8, col0 + 8 * j + 2 * q - 2, [r0, r1, y[2], y[3]])
+            } else {
+                (row0, col0 + 8 * j + 2 * q, [y[0], y[1], r0, r1])
+            };
+            let addr = at(row, col);
+            if row >= p.m || col >= p.n {
+                // nothing of this block in range
+            } else if col + 4 <= p.n {
+                if !beta_zero {
+                    let c = ld_global_v4_f32(addr);
+                    unroll!(e in [0, 1, 2, 3] {
+                        let e = e as usize;
+                        v[e] = fma_rn_f32(p.beta, c[e], v[e]);
+                    });
+                }
+                st_global_v4_f32(addr, v);
+            } else {
+                unroll!(e in [0, 1, 2, 3] {
+                    if col + e < p.n {
+                        let a = addr + u64::from(e) * 4;
+                        let mut x = v[e as usize];
+                        if !beta_zero {
+                            x = fma_rn_f32(p.beta, ld_global_f32(a), x);
+                        }
+                        st_global_f32(a, x);
+                    }
+                });
+            }
+        });
+    } else {
+        unroll!(j2 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            // segment s: row row0 + 8·(s & 1) of block 2·j2 + (s >> 1); this lane's word of it
+            let mut x: [u32; 4] = core::array::from_fn(|s| {
+                let i = 4 * (2 * j2 as usize + (s >> 1)) + 2 * (s & 1);
+                O::pack(d[i] * p.alpha, d[i + 1] * p.alpha)
+            });
+            // M[lane][seg] → M[seg][lane]: swap where lane and segment bits differ, bit 1 then 0
+            quad_swap::<2>(&mut x, q);
+            quad_swap::<1>(&mut x, q);
+            // now x[w] is word w (columns 2w, 2w + 1) of segment q
+            let (row, col) = (row0 + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
+            let addr = at(row, col);
+            if row >= p.m || col >= p.n {
+                // nothing of this block in range
+            } else if col + 8 <= p.n {
+                st_global_v4_u32(addr, x);
+            } else {
+                unroll!(e in [0, 1, 2, 3, 4, 5, 6, 7] {
+                    if col + e < p.n {
+                        let w = x[(e / 2) as usize] >> (16 * (e % 2));
+                        st_global_u16(addr + u64::from(e) * 2, w as u16);
+                    }
+                });
+            }
+        });
+    }
+}

@@ -1,0 +1,225 @@
+//! Kernel entry points: the only code that reads the special registers (`%tid`, `%ctaid`,
+//! `%nctaid`); every component below takes the thread, block and batch indices as arguments. (The
+//! persistent TMA body takes the entry's `%nctaid.x` reader, `arch::index::grid_dim_x`, as an
+//! argument and calls it where its work loop needs the grid size, as it did when it read the
+//! register itself: the PTX is unchanged.)
+//!
+//! The entries are not written here one by one: each line of the [catalog](crate::catalog) expands
+//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!` or `convert_entry!` with the kernel's name and
+//! record. An entry is an `extern "ptx-kernel" fn` exported under the kernel's name, in the module of
+//! its family (sm_90a for the TMA kernels, sm_80 for the rest), taking its family's parameter block
+//! by value and calling the family's body with const generics derived from the record.
+
+/// A GEMM entry: `gemm_entry!(FAMILY PRECISION, NAME, RECORD)`.
+macro_rules! gemm_entry {
+    (CudaCore $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            const S: $crate::config::KernelSpec = $spec;
+            $crate::kernels::grid_entry!(
+                $name,
+                $crate::threadblock::cuda_core::gemm::<
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.block.k },
+                    { S.warp.m },
+                    { S.warp.n },
+                >
+            );
+        };
+    };
+    (MmaSyncSeed $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            use $crate::threadblock::{m16n8_tiles, warp_grid};
+            const S: $crate::config::KernelSpec = $spec;
+            $crate::kernels::grid_entry!(
+                $name,
+                $crate::threadblock::mma_sync_seed::gemm::<
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.block.k },
+                    { warp_grid(S.block, S.warp).0 },
+                    { warp_grid(S.block, S.warp).1 },
+                    { m16n8_tiles(S.warp).0 },
+                    { m16n8_tiles(S.warp).1 },
+                    { S.threads },
+                >
+            );
+        };
+    };
+    (MmaSyncMultistage tf32, $name:expr, $spec:expr) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            use $crate::threadblock::{m16n8_tiles, warp_grid};
+            const S: $crate::config::KernelSpec = $spec;
+            $crate::kernels::grid_entry!(
+                $name,
+                $crate::threadblock::mma_sync_multistage_tf32::gemm::<
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.block.k },
+                    { warp_grid(S.block, S.warp).0 },
+                    { warp_grid(S.block, S.warp).1 },
+                    { S.stages },
+                    { m16n8_tiles(S.warp).0 },
+                    { m16n8_tiles(S.warp).1 },
+                    { S.threads },
+                >
+            );
+        };
+    };
+    (MmaSyncMultistage $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            use $crate::threadblock::{m16n8_tiles, warp_grid};
+            const S: $crate::config::KernelSpec = $spec;
+            $crate::kernels::grid_entry!(
+                $name,
+                $crate::threadblock::mma_sync_multistage::gemm::<
+            $crate::catalog::rules::precision!(mma $prec),
+            $crate::catalog::rules::precision!(out $prec),
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.block.k },
+                    { warp_grid(S.block, S.warp).0 },
+                    { warp_grid(S.block, S.warp).1 },
+                    { S.stages },
+                    { m16n8_tiles(S.warp).0 },
+                    { m16n8_tiles(S.warp).1 },
+                    { S.threads },
+                >
+            );
+        };
+    };
+    (TmaWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(target_feature = "sm_90a")]
+        const _: () = {
+            const S: $crate::config::KernelSpec = $spec;
+            /// A TMA kernel (`config::Family::TmaWarpSpecialized`).
+            ///
+            /// # Safety
+            /// Launched only by the host crate with the launch shape of its `config::KERNELS`
+            /// record (a persistent grid), validated parameters and tensor maps encoded for them.
+            #[export_name = $name]
+            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::TmaParams) {
+                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+                let maps: u64;
+                // SAFETY: taking the generic address of this kernel's own parameter block (the
+                // tensor maps stay in kernel-parameter memory, where TMA reads them).
+                core::arch::asm!(
+                    concat!("mov.b64 {0}, ", $name, "_param_0;\n\tcvta.param.u64 {0}, {0};"),
+                    out(reg64) maps,
+                    options(pure, nomem, nostack)
+                );
+                // persistent: the body derives tile and batch item from its work index
+                $crate::threadblock::tma_warp_specialized::gemm::<
+            $crate::catalog::rules::precision!(wgmma $prec),
+            $crate::catalog::rules::precision!(out $prec),
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.stages },
+                >(&p.p, maps, thread_idx_x(), block_idx_x(), grid_dim_x);
+            }
+        };
+    };
+}
+
+/// An entry taking one `GemmParams` and launched on a grid of one block per output tile (x) and
+/// batch item (y, then z beyond the 65535 limit of y): `grid_entry!(NAME, BODY)`.
+#[cfg_attr(target_feature = "sm_90a", allow(unused_macros))] // the sm_90a module has TMA entries only
+macro_rules! grid_entry {
+    ($name:expr, $body:expr) => {
+        /// A GEMM kernel launched one block per tile and batch item.
+        ///
+        /// # Safety
+        /// Launched only by the host crate with the launch shape of its `config::KERNELS` record and
+        /// validated parameters.
+        #[export_name = $name]
+        pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
+            use $crate::arch::index::{
+                block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x,
+            };
+            // batch item: grid y, then z for batches beyond the 65535 limit of y
+            let z = block_idx_y() + block_idx_z() * grid_dim_y();
+            $body(&p, thread_idx_x(), block_idx_x(), z);
+        }
+    };
+}
+
+/// An instruction-ceiling entry: `ceiling_entry!(MATH, NAME)` runs the ceiling body of that
+/// instruction with one `CeilingParams`.
+macro_rules! ceiling_entry {
+    (Ffma, $name:expr) => {
+        $crate::kernels::ceiling_entry!(@ $name, ffma);
+    };
+    (MmaTf32, $name:expr) => {
+        $crate::kernels::ceiling_entry!(@ $name, mma_tf32);
+    };
+    (MmaF16F32, $name:expr) => {
+        $crate::kernels::ceiling_entry!(@ $name, mma_f16);
+    };
+    (MmaBf16F32, $name:expr) => {
+        $crate::kernels::ceiling_entry!(@ $name, mma_bf16);
+    };
+    (@ $name:expr, $body:ident) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            /// An instruction-ceiling kernel (`config::Family::Ceiling`).
+            ///
+            /// # Safety
+            /// Launched only by the host crate with its `config::KERNELS` record's block size and an
+            /// output of one f32 per launched thread.
+            #[export_name = $name]
+            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::CeilingParams) {
+                use $crate::arch::index::{block_idx_x, thread_idx_x};
+                $crate::utility::ceiling::$body(&p, thread_idx_x(), block_idx_x());
+            }
+        };
+    };
+}
+
+/// A conversion entry: `convert_entry!(FROM TO, NAME)`, a grid-stride loop over one
+/// `ConvertParams`.
+macro_rules! convert_entry {
+    (f32 f16, $name:expr) => {
+        $crate::kernels::convert_entry!(@ $name, narrow::<false>);
+    };
+    (f32 bf16, $name:expr) => {
+        $crate::kernels::convert_entry!(@ $name, narrow::<true>);
+    };
+    (f16 f32, $name:expr) => {
+        $crate::kernels::convert_entry!(@ $name, widen::<false>);
+    };
+    (bf16 f32, $name:expr) => {
+        $crate::kernels::convert_entry!(@ $name, widen::<true>);
+    };
+    (@ $name:expr, $($body:tt)+) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            /// An element-wise conversion kernel (`config::Family::Convert`).
+            ///
+            /// # Safety
+            /// Launched only by the host crate with validated buffers.
+            #[export_name = $name]
+            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::ConvertParams) {
+                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+                $crate::utility::convert::$($body)+(&p, thread_idx_x(), block_idx_x(), grid_dim_x());
+            }
+        };
+    };
+}
+
+#[cfg(not(target_feature = "sm_90a"))]
+pub(crate) use grid_entry;
+pub(crate) use {ceiling_entry, convert_entry, gemm_entry};

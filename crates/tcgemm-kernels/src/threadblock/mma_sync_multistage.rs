@@ -1,0 +1,266 @@
+//! FP16/BF16 tensor-core threadblock for sm_80: `mma.sync.aligned.m16n8k16` (f32 or f16
+//! accumulators, `MmaM16n8k16`), a `STAGES`-deep `cp.async` pipeline (`PrecomputedCopy`), and
+//! `ldmatrix` fragment loads (`load_fragments`; `.trans` for operands stored r-contiguous).
+//! Generic over the block tile (`BM×BN×BK`, BK a multiple of 16), the warp grid, the stage count and
+//! the output element.
+//!
+//! Warps form a `WARPS_M × WARPS_N` grid; a warp owns `WM×WN = (BM/WARPS_M)×(BN/WARPS_N)` of C as
+//! `MI×NI = (WM/16)×(WN/8)` m16n8 accumulator tiles.
+//!
+//! Pipeline (prefetch distance `STAGES−1`): wait until k-tile `t` has landed and every warp has left
+//! stage `(t−1) % STAGES` (one `bar.sync`), issue the copies of tile `t+STAGES−1` into that freed stage,
+//! then multiply stage `t % STAGES`. The epilogue is `store_pairs`.
+
+use crate::config::GemmShape;
+#[cfg(target_arch = "nvptx64")]
+use {
+    super::global_to_shared::precomputed::PrecomputedCopy,
+    super::{batch_bases, raster::tile_of_block},
+    crate::arch::cp_async::{commit_group, wait_all, wait_group_n},
+    crate::arch::smem::base,
+    crate::arch::sync::sync_threads,
+    crate::epilogue::{fragment::store_pairs, OutputElem},
+    crate::params::{flags, GemmParams},
+    crate::warp::mma_sync::{load_a_fragments, load_b_fragments, load_fragments, MmaM16n8k16},
+};
+
+/// Row padding, elements (16 bytes).
+const PAD: u32 = 8;
+
+/// Bytes of one operand tile with `r` rows and depth `bk` (the larger of the two layouts).
+const fn tile_bytes(r: u32, bk: u32) -> u32 {
+    let kc = r * (bk + PAD) * 2;
+    let rc = bk * (r + PAD) * 2;
+    if kc > rc {
+        kc
+    } else {
+        rc
+    }
+}
+
+pub use super::mma_sync_threads as threads;
+
+/// Dynamic shared memory of a `block` tile with `stages` stages: per stage, the larger of the two
+/// operand layouts (`R×(BK+8)` or `BK×(R+8)` elements) for A and for B.
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::mma_sync_multistage::smem_bytes};
+/// // 4 stages of a 128×256×32 tile; k-contiguous rows of 32 + 8 halves are the larger layout
+/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 32), 4), 4 * (128 + 256) * (32 + 8) * 2);
+/// ```
+pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
+    stages * (tile_bytes(block.m, block.k) + tile_bytes(block.n, block.k))
+}
+
+/// Computes the block's output tile of batch item `z`.
+///
+/// `M`: the MMA kind; `O`: the element of C (accumulators are rounded to it once, at the end).
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+///
+/// # Safety
+/// Launched with `WARPS_M·WARPS_N·32` threads, [`smem_bytes`] of dynamic shared memory, the
+/// host-derived grid and validated parameters.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn gemm<
+    M: MmaM16n8k16,
+    O: OutputElem,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const BM: u32,
+    const BN: u32,
+    const BK: u32,
+    const WARPS_M: u32,
+    const WARPS_N: u32,
+    const STAGES: u32,
+    const MI: usize,
+    const NI: usize,
+    const THREADS: u32,
+>(
+    p: &GemmParams,
+    tid: u32,
+    bid: u32,
+    z: u32,
+) {
+    const { assert!(NI.is_multiple_of(2)) };
+    const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
+    const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
+    const { assert!(BK.is_multiple_of(16)) };
+    // the double-buffered loop alternates fragment buffers by k-step parity across k-tiles
+    const { assert!(MI * NI < 32 || (BK / 16).is_multiple_of(2)) };
+    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    if bid >= tiles_m * tiles_n || z >= p.batch {
+        return;
+    }
+    let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
+    let smem = base();
+    let a_bytes = tile_bytes(BM, BK);
+    let stage_bytes = a_bytes + tile_bytes(BN, BK);
+    let warp = tid / 32;
+    let lane = tid % 32;
+    let wm0 = (warp / WARPS_N) * (MI as u32 * 16);
+    let wn0 = (warp % WARPS_N) * (NI as u32 * 8);
+    let a_kc = !TRANS_A;
+    let b_kc = TRANS_B;
+    let ktiles = p.k.div_ceil(BK);
+    // ldmatrix lane roles: matrix i = lane/8, row r = lane%8
+    let li = lane / 8;
+    let lr = lane % 8;
+
+    {
+        let (ga, gb, gc) = batch_bases(p, z, 2, O::BYTES);
+        let ca = PrecomputedCopy::new::<BM, BK, PAD, PAD, THREADS, 2>(
+            ga,
+            p.lda,
+            a_kc,
+            tile.m0,
+            p.m,
+            p.k,
+            p.flags & flags::VEC_A != 0,
+            tid,
+        );
+        let cb = PrecomputedCopy::new::<BN, BK, PAD, PAD, THREADS, 2>(
+            gb,
+            p.ldb,
+            b_kc,
+            tile.n0,
+            p.n,
+            p.k,
+            p.flags & flags::VEC_B != 0,
+            tid,
+        );
+        let mut acc = [[M::ZERO; NI]; MI];
+
+        // Prologue: STAGES-1 tiles in flight, wait for tile 0, load its first fragments.
+        let mut s = 0;
+        while s < STAGES - 1 {
+            if s < ktiles {
+                let st = smem + s * stage_bytes;
+                ca.issue::<BM, BK, THREADS, 2>(st, s);
+                cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, s);
+            }
+            commit_group();
+            s += 1;
+        }
+        if MI * NI >= 32 {
+            // 64×64 warp tiles (~210 registers, 1 block/SM): fragments double-buffered in registers.
+            wait_group_n(STAGES - 2);
+            sync_threads();
+            // Fragments are double-buffered in registers: while the MMAs of k-step `kk` run, the
+            // fragments of the next k-step (of this tile, or the first of the next tile) are loading.
+            let mut af = [[[0u32; 4]; MI]; 2];
+            let mut bf = [[[0u32; 2]; NI]; 2];
+            if ktiles > 0 {
+                load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                    &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
+                );
+            }
+            let ksteps = BK / 16;
+            let mut kt = 0;
+            while kt < ktiles {
+                let ta = smem + (kt % STAGES) * stage_bytes;
+                for ks in 0..ksteps {
+                    let cur = (ks % 2) as usize;
+                    let nxt = 1 - cur;
+                    if ks + 1 < ksteps {
+                        load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                            &mut af[nxt],
+                            &mut bf[nxt],
+                            ta,
+                            a_bytes,
+                            a_kc,
+                            b_kc,
+                            wm0,
+                            wn0,
+                            (ks + 1) * 16,
+                            lane,
+                        );
+                    }
+                    if ks == 0 {
+                        // Refill the stage every warp finished reading before the last barrier.
+                        // Issued after the fragment loads and before the MMAs: ptxas reuses the
+                        // copies' address registers soon after, and a register a `cp.async` has not
+                        // read yet stalls its next writer (long scoreboard); the MMAs give the
+                        // copies time to drain (kernel-log.md).
+                        let nt = kt + STAGES - 1;
+                        if nt < ktiles {
+                            let st = smem + (nt % STAGES) * stage_bytes;
+                            ca.issue::<BM, BK, THREADS, 2>(st, nt);
+                            cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
+                        }
+                        commit_group();
+                    }
+                    if ks + 1 == ksteps && kt + 1 < ktiles {
+                        // Tile kt+1 must have landed and every warp must be past its reads of the stage
+                        // the next iteration refills (stage (kt+STAGES)%STAGES = the one read now).
+                        wait_group_n(STAGES - 2);
+                        sync_threads();
+                        load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                            &mut af[nxt],
+                            &mut bf[nxt],
+                            smem + ((kt + 1) % STAGES) * stage_bytes,
+                            a_bytes,
+                            a_kc,
+                            b_kc,
+                            wm0,
+                            wn0,
+                            0,
+                            lane,
+                        );
+                    }
+                    for i in 0..MI {
+                        for j in 0..NI {
+                            M::mma(&mut acc[i][j], af[cur][i], bf[cur][j]);
+                        }
+                    }
+                }
+                kt += 1;
+            }
+        } else {
+            // Smaller warp tiles run 2 blocks/SM under a 128-register cap, where the second
+            // fragment buffer would spill: fragments are loaded right before their MMAs.
+            let mut kt = 0;
+            while kt < ktiles {
+                wait_group_n(STAGES - 2);
+                sync_threads();
+                let nt = kt + STAGES - 1;
+                if nt < ktiles {
+                    let st = smem + (nt % STAGES) * stage_bytes;
+                    ca.issue::<BM, BK, THREADS, 2>(st, nt);
+                    cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
+                }
+                commit_group();
+                let ta = smem + (kt % STAGES) * stage_bytes;
+                let tb = ta + a_bytes;
+                let mut kk = 0;
+                while kk < BK {
+                    let mut af = [[0u32; 4]; MI];
+                    load_a_fragments!(af, ta, a_kc, wm0, kk, li, lr; BM, BK, PAD);
+                    let mut bf = [[0u32; 2]; NI];
+                    load_b_fragments!(bf, tb, b_kc, wn0, kk, li, lr; BN, BK, PAD, NI);
+                    for i in 0..MI {
+                        for j in 0..NI {
+                            M::mma(&mut acc[i][j], af[i], bf[j]);
+                        }
+                    }
+                    kk += 16;
+                }
+                kt += 1;
+            }
+        }
+        wait_all();
+        // all warps must leave the last stage before the next batch item's prologue overwrites it
+        sync_threads();
+        let acc: [[[f32; 4]; NI]; MI] =
+            core::array::from_fn(|i| core::array::from_fn(|j| M::acc_f32(&acc[i][j])));
+        store_pairs::<O, MI, NI>(
+            p,
+            &acc,
+            gc,
+            tile.m0 + wm0 + lane / 4,
+            tile.n0 + wn0 + 2 * (lane % 4),
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! TF32 tensor-core threadblock for sm_80 beyond the seed: `mma.sync.aligned.m16n8k8` tf32 with f32
+//! accumulators, a `STAGES`-deep `cp.async` pipeline (`PerChunkCopy`: with 64×64 warp tiles the
+//! precomputed copy's extra registers spilled), 64×64 (or 64×32) warp tiles. Generic over the block
+//! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
+//! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` with f32 output.
+//!
+//! Shared rows: k-contiguous `BK + 4` floats (with BK = 32, 144 B: 9 16-byte chunks, odd, so an
+//! `ldmatrix`'s eight rows hit eight distinct bank groups); r-contiguous `R + 8` floats (≡ 8 mod 32
+//! banks, so the scalar fragment loads of a warp hit 32 distinct banks).
+
+use crate::config::GemmShape;
+#[cfg(target_arch = "nvptx64")]
+use {
+    super::global_to_shared::per_chunk::PerChunkCopy,
+    super::{batch_bases, raster::tile_of_block},
+    crate::arch::cp_async::{commit_group, wait_all, wait_group_n},
+    crate::arch::mma::mma_m16n8k8_row_col_f32_tf32_tf32_f32,
+    crate::arch::smem::base,
+    crate::arch::sync::sync_threads,
+    crate::epilogue::{fragment::store_pairs, F32},
+    crate::params::{flags, GemmParams},
+    crate::warp::mma_sync_tf32::{a_fragment, b_fragments},
+};
+
+/// Padding of a k-contiguous row (floats).
+const KPAD: u32 = 4;
+/// Padding of an r-contiguous row (floats).
+const RPAD: u32 = 8;
+
+/// Bytes of one operand tile with `r` rows and depth `bk` (the larger of the two layouts).
+const fn tile_bytes(r: u32, bk: u32) -> u32 {
+    let kc = r * (bk + KPAD) * 4;
+    let rc = bk * (r + RPAD) * 4;
+    if kc > rc {
+        kc
+    } else {
+        rc
+    }
+}
+
+pub use super::mma_sync_threads as threads;
+
+/// Dynamic shared memory of a `block` tile with `stages` stages: per stage the larger operand layout
+/// (`R×(BK+4)` or `BK×(R+8)` floats) for A and for B.
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::mma_sync_multistage_tf32::smem_bytes};
+/// // k-contiguous rows of 32 + 4 floats are the larger layout
+/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 32), 3), 3 * 2 * 128 * (32 + 4) * 4);
+/// ```
+pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
+    stages * (tile_bytes(block.m, block.k) + tile_bytes(block.n, block.k))
+}
+
+/// Computes the block's output tile of batch item `z`.
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+///
+/// # Safety
+/// Launched with `WARPS_M·WARPS_N·32` threads, [`smem_bytes`] of dynamic shared memory, the
+/// host-derived grid and validated parameters.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn gemm<
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const BM: u32,
+    const BN: u32,
+    const BK: u32,
+    const WARPS_M: u32,
+    const WARPS_N: u32,
+    const STAGES: u32,
+    const MI: usize,
+    const NI: usize,
+    const THREADS: u32,
+>(
+    p: &GemmParams,
+    tid: u32,
+    bid: u32,
+    z: u32,
+) {
+    const { assert!(NI.is_multiple_of(2)) };
+    const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
+    const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
+    const { assert!(BK.is_multiple_of(8)) };
+    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    if bid >= tiles_m * tiles_n || z >= p.batch {
+        return;
+    }
+    let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
+    let smem = base();
+    let a_bytes = tile_bytes(BM, BK);
+    let stage_bytes = a_bytes + tile_bytes(BN, BK);
+    let warp = tid / 32;
+    let lane = tid % 32;
+    let wm0 = (warp / WARPS_N) * (MI as u32 * 16);
+    let wn0 = (warp % WARPS_N) * (NI as u32 * 8);
+    let a_kc = !TRANS_A;
+    let b_kc = TRANS_B;
+    let ktiles = p.k.div_ceil(BK);
+
+    let (ga, gb, gc) = batch_bases(p, z, 4, 4);
+    let ca = PerChunkCopy {
+        base: ga,
+        ld: p.lda,
+        k_contig: a_kc,
+        r0: tile.m0,
+        rows: p.m,
+        k: p.k,
+        vec: p.flags & flags::VEC_A != 0,
+    };
+    let cb = PerChunkCopy {
+        base: gb,
+        ld: p.ldb,
+        k_contig: b_kc,
+        r0: tile.n0,
+        rows: p.n,
+        k: p.k,
+        vec: p.flags & flags::VEC_B != 0,
+    };
+    let mut acc = [[[0.0f32; 4]; NI]; MI];
+
+    let mut s = 0;
+    while s < STAGES - 1 {
+        if s < ktiles {
+            let st = smem + s * stage_bytes;
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, s * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, s * BK, tid);
+        }
+        commit_group();
+        s += 1;
+    }
+    let mut kt = 0;
+    while kt < ktiles {
+        wait_group_n(STAGES - 2);
+        sync_threads();
+        let nt = kt + STAGES - 1;
+        if nt < ktiles {
+            let st = smem + (nt % STAGES) * stage_bytes;
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
+        }
+        commit_group();
+        let ta = smem + (kt % STAGES) * stage_bytes;
+        let tb = ta + a_bytes;
+        let mut kk = 0;
+        while kk < BK {
+            let mut af = [[0u32; 4]; MI];
+            for (i, f) in af.iter_mut().enumerate() {
+                *f = a_fragment::<BM, BK, KPAD, RPAD>(ta, a_kc, wm0 + i as u32 * 16, kk, lane);
+            }
+            let mut bf = [[0u32; 2]; NI];
+            let mut j = 0;
+            while j < NI {
+                let pair =
+                    b_fragments::<BN, BK, KPAD, RPAD>(tb, b_kc, wn0 + j as u32 * 8, kk, lane);
+                bf[j] = pair[0];
+                bf[j + 1] = pair[1];
+                j += 2;
+            }
+            for i in 0..MI {
+                for j in 0..NI {
+                    mma_m16n8k8_row_col_f32_tf32_tf32_f32(&mut acc[i][j], af[i], bf[j]);
+                }
+            }
+            kk += 8;
+        }
+        kt += 1;
+    }
+    wait_all();
+    store_pairs::<F32, MI, NI>(
+        p,
+        &acc,
+        gc,
+        tile.m0 + wm0 + lane / 4,
+        tile.n0 + wn0 + 2 * (lane % 4),
+    );
+}

@@ -1,0 +1,359 @@
+//! Hopper (sm_90a) GEMM threadblock: TMA loads into a ring of shared-memory stages completing on
+//! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
+//! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
+//!
+//! Block tile 128×256 of one 128-byte swizzle row of k (64 16-bit or 32 tf32 elements), any layout:
+//! a K-major operand (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an
+//! MN-major one as boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its
+//! descriptor steps 1024 B per 8 k-rows and one box per 64 MN-elements):
+//! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
+//!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues the TMA box copies;
+//! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
+//!   the tile: per k-tile it waits on `full[s]`, issues four `wgmma.m64n256` (one per 32 bytes of
+//!   k), commits, waits until only this group is pending, and releases the previous k-tile's stage
+//!   (`empty`), whose `wgmma`s have now completed.
+//!
+//! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
+//! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
+//! in these kernels, consumers 224) transpose each block in place into the K-major swizzled layout,
+//! fence it for the async proxy and arrive on `full[s]`.
+//!
+//! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
+//! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
+//!
+//! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
+//!
+//! Persistent: the host launches at most one CTA per SM; CTA `b` computes work items (output tile ×
+//! batch item) `b, b + grid, …`, and the stage ring runs on across items, so the producer loads
+//! the next item while the consumers store the last.
+//!
+//! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
+//! `STAGES × (A BM×128 B + B BN×128 B)`, then the `full`, `empty` and `loaded` barriers.
+
+use crate::config::GemmShape;
+#[cfg(target_feature = "sm_90a")]
+use {
+    super::{batch_bases, raster::tile_of_block},
+    crate::arch::mbarrier,
+    crate::arch::smem::{base, ld_shared_u32, st_shared_v4_u32},
+    crate::arch::sync::{sync_threads, sync_warp},
+    crate::arch::tma,
+    crate::arch::wgmma,
+    crate::epilogue::{fragment::store_pairs, wgmma::store_rows, OutputElem},
+    crate::params::{flags, GemmParams},
+    crate::warp::wgmma::{mma_k_tile, WgmmaInput, SLICE_BYTES},
+};
+
+/// Bytes of a k-tile row: one 128-byte swizzle row (the SW128 layout TMA writes and `wgmma` reads).
+pub const ROW_BYTES: u32 = 128;
+/// Elements along M or N of one TMA box of an MN-major operand (128 bytes: the swizzle width).
+#[cfg(target_feature = "sm_90a")]
+const MN_BOX: u32 = 64;
+/// k-rows of a k-tile of an MN-major operand (16-bit elements only).
+#[cfg(target_feature = "sm_90a")]
+const BK16: u32 = ROW_BYTES / 2;
+/// Bytes of one MN-major box: `MN_BOX` elements × `BK16` k-rows.
+#[cfg(target_feature = "sm_90a")]
+const MN_BOX_BYTES: u32 = MN_BOX * BK16 * 2;
+/// `wgmma`s per k-tile: one per [`SLICE_BYTES`] of the row.
+#[cfg(target_feature = "sm_90a")]
+const SLICES: u32 = ROW_BYTES / SLICE_BYTES;
+/// Bytes between the slices of an MN-major box: 16 k-rows (a slice of 16-bit k) of 128 bytes.
+#[cfg(target_feature = "sm_90a")]
+const MN_SLICE_BYTES: u32 = SLICE_BYTES / 2 * ROW_BYTES;
+/// Rows of a consumer warpgroup's share of the tile (`wgmma.m64`).
+#[cfg(target_feature = "sm_90a")]
+const CONSUMER_ROWS: u32 = 64;
+/// Rows (and k) of one in-place transpose block of a staged TF32 operand: 32 × 32 f32, 4 KiB.
+#[cfg(target_feature = "sm_90a")]
+const TBLOCK: u32 = 32;
+/// Threads that transpose staged TF32 operands: warps 1–3 of the producer warpgroup (warp 0's
+/// first thread issues the copies).
+#[cfg(target_feature = "sm_90a")]
+const TRANSPOSERS: u32 = 96;
+
+/// One stage of the ring of a `BM×BN` tile: the A box, then the B box, of [`ROW_BYTES`] rows.
+#[cfg(target_feature = "sm_90a")]
+struct Stage<const BM: u32, const BN: u32>;
+
+#[cfg(target_feature = "sm_90a")]
+impl<const BM: u32, const BN: u32> Stage<BM, BN> {
+    /// Bytes of A's box (`BM` rows): B's starts here.
+    const A_BYTES: u32 = BM * ROW_BYTES;
+    /// Bytes of the stage.
+    const BYTES: u32 = (BM + BN) * ROW_BYTES;
+}
+
+/// Dynamic shared memory of a `block` tile with `stages` stages: 1024 bytes of alignment slack,
+/// the stages (`(m + n)` rows of [`ROW_BYTES`]), and three 8-byte barriers per stage (`full`,
+/// `empty`, and `loaded` for TF32 operands transposed in place, see `config::tma_staged`).
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes};
+/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 64), 4), 1024 + 4 * 48 * 1024 + 96);
+/// ```
+pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
+    1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
+}
+
+/// Threads: one producer warpgroup and one consumer warpgroup per `warp`-sized share of the
+/// `block` tile.
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::threads};
+/// assert_eq!(threads(GemmShape::new(128, 256, 64), GemmShape::new(64, 256, 16)), 384);
+/// ```
+pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
+    128 * (1 + (block.m / warp.m) * (block.n / warp.n))
+}
+
+/// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
+/// (an unswizzled box of 32 rows × 32 k: element `(r, k)` at `4·(32·k + r)`) into the K-major
+/// layout of TMA's 128-byte swizzle (row `r` at `128·r`, 16-byte chunk `k/4` at position
+/// `(k/4) ^ (r % 8)`). Both layouts fill the same 4 KiB. Lane `l` reads row `l` (32 word loads; a
+/// warp load is one 128-byte k-row: conflict-free), the warp synchronizes, and lane `l` writes row
+/// `l` as 8 16-byte chunks (eight consecutive rows land in eight chunk positions: conflict-free).
+///
+/// # Safety
+/// Warp-convergent; `blk` is a 1024-byte-aligned shared block the caller's barriers give to this
+/// warp alone.
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
+    let v: [u32; 32] = core::array::from_fn(|k| ld_shared_u32(blk + 128 * k as u32 + 4 * lane));
+    sync_warp();
+    let (row, x) = (blk + 128 * lane, lane & 7);
+    unroll!(c in [0, 1, 2, 3, 4, 5, 6, 7] {
+        let w = 4 * c as usize;
+        st_shared_v4_u32(row + ((c ^ x) << 4), [v[w], v[w + 1], v[w + 2], v[w + 3]]);
+    });
+}
+
+/// Computes the block's work items. `maps` is the generic address of the kernel's `TmaParams` (A's
+/// tensor map at +0, B's at +128).
+///
+/// A TF32 operand stored MN-major (which `wgmma .tf32` cannot read) is *staged*: TMA writes it as
+/// unswizzled 32×32 blocks into the stage and completes on `loaded[s]`; warps 1–3 of the producer
+/// warpgroup transpose the blocks in place into the K-major swizzled layout (what TMA writes for a
+/// K-major operand), fence them for the async proxy and arrive on `full[s]`.
+///
+/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
+/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+///
+/// # Safety
+/// Launched with [`threads`] threads, [`smem_bytes`] of dynamic shared memory, a persistent grid
+/// (at most one CTA per SM) whose size `grid_dim` returns, validated parameters and tensor maps
+/// encoded for them (as `tcgemm`'s `tma` module does for this kernel's `config::KERNELS` record).
+/// `grid_dim` is the entry point's reader of `%nctaid.x`, called where the work loop needs it.
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+pub unsafe fn gemm<
+    T: WgmmaInput,
+    O: OutputElem,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const BM: u32,
+    const BN: u32,
+    const STAGES: u32,
+>(
+    p: &GemmParams,
+    maps: u64,
+    tid: u32,
+    bid: u32,
+    grid_dim: impl FnOnce() -> u32,
+) {
+    // two consumer warpgroups of `wgmma.m64n256` (the register split below is for three warpgroups)
+    const { assert!(BM == 2 * CONSUMER_ROWS && BN == 256) };
+    // staged operands: MN-major ones the wgmma form cannot read
+    let stage_a = TRANS_A && !T::MN_MAJOR_OK;
+    let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
+    // what the consumers' wgmma sees: MN-major only if loaded as such
+    let mn_a = TRANS_A && !stage_a;
+    let mn_b = !TRANS_B && !stage_b;
+    let staged = stage_a || stage_b;
+    // k ≥ 1: dispatch sends calls that do not read A and B (k = 0 or alpha = 0) to sm_80 kernels
+    // k elements per k-tile: one 128-byte row
+    let bk = ROW_BYTES / T::EB;
+    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    let tiles = tiles_m * tiles_n;
+    // work item w = z·tiles + tile; CTA `bid` takes w = bid, bid + grid, … (the host launches at most
+    // one CTA per SM and checks that tiles·batch fits 32 bits)
+    let work = tiles * p.batch;
+    let grid = grid_dim();
+    let item = |w: u32| {
+        let z = w / tiles;
+        (
+            tile_of_block(w - z * tiles, tiles_m, tiles_n, p.group_m, BM, BN),
+            z,
+        )
+    };
+    let smem = (base() + 1023) & !1023;
+    let bars = smem + STAGES * Stage::<BM, BN>::BYTES;
+    let full = |s: u32| bars + 8 * s;
+    let empty = |s: u32| bars + 8 * (STAGES + s);
+    let loaded = |s: u32| bars + 8 * (2 * STAGES + s);
+    let a_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES;
+    let b_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES + Stage::<BM, BN>::A_BYTES;
+    let ktiles = p.k.div_ceil(bk);
+    let wg = tid / 128;
+
+    if tid == 0 {
+        for s in 0..STAGES {
+            // staged: the copies complete `loaded`, the transposers arrive on `full`
+            mbarrier::init(full(s), if staged { TRANSPOSERS } else { 1 });
+            mbarrier::init(loaded(s), 1);
+            // every consumer thread arrives once per k-tile
+            mbarrier::init(empty(s), 256);
+        }
+        mbarrier::fence_init();
+    }
+    sync_threads();
+
+    if wg == 0 {
+        // the transposers hold a 32-word block row: more than the plain producer's 40 registers
+        if staged {
+            wgmma::setmaxnreg_dec::<56>();
+        } else {
+            wgmma::setmaxnreg_dec::<40>();
+        }
+        if tid == 0 {
+            let (map_a, map_b) = (maps, maps + 128);
+            tma::prefetch_map(map_a);
+            tma::prefetch_map(map_b);
+            // k-tiles issued so far: the ring's stage and phase run on across work items, so the
+            // next item's first stages load while the consumers store the previous item
+            let mut it = 0u32;
+            let mut w = bid;
+            while w < work {
+                let (tile, z) = item(w);
+                let za = if p.flags & flags::TMA_BATCH_A != 0 {
+                    z
+                } else {
+                    0
+                };
+                let zb = if p.flags & flags::TMA_BATCH_B != 0 {
+                    z
+                } else {
+                    0
+                };
+                let mut kt = 0;
+                while kt < ktiles {
+                    let s = it % STAGES;
+                    // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
+                    mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
+                    let bar = if staged { loaded(s) } else { full(s) };
+                    mbarrier::arrive_expect_tx(bar, Stage::<BM, BN>::BYTES);
+                    let k0 = kt * bk;
+                    if stage_a {
+                        // M-major TF32 A: 32×32 blocks, transposed in place by the transposers
+                        for j in 0..BM / TBLOCK {
+                            let (dst, m) =
+                                (a_tile(s) + j * TBLOCK * ROW_BYTES, tile.m0 + j * TBLOCK);
+                            tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
+                        }
+                    } else if TRANS_A {
+                        // M-major A: boxes of 64 m × 64 k
+                        for j in 0..BM / MN_BOX {
+                            let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
+                            tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
+                        }
+                    } else {
+                        tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, bar);
+                    }
+                    if stage_b {
+                        // N-major TF32 B: 32×32 blocks, transposed in place by the transposers
+                        for j in 0..BN / TBLOCK {
+                            let (dst, n) =
+                                (b_tile(s) + j * TBLOCK * ROW_BYTES, tile.n0 + j * TBLOCK);
+                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                        }
+                    } else if TRANS_B {
+                        tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, bar);
+                    } else {
+                        // N-major B: boxes of 64 n × 64 k
+                        for j in 0..BN / MN_BOX {
+                            let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
+                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                        }
+                    }
+                    kt += 1;
+                    it += 1;
+                }
+                w += grid;
+            }
+        } else if staged && tid >= 32 {
+            // transposer warp x = 0..3 takes the staged blocks x, x + 3, … of each stage (A's
+            // blocks first, then B's)
+            let (x, lane) = (tid / 32 - 1, tid % 32);
+            let blocks_a = if stage_a { BM / TBLOCK } else { 0 };
+            let blocks = blocks_a + if stage_b { BN / TBLOCK } else { 0 };
+            let total = ktiles * work.saturating_sub(bid).div_ceil(grid);
+            let mut it = 0u32;
+            while it < total {
+                let s = it % STAGES;
+                mbarrier::wait_parity(loaded(s), (it / STAGES) & 1);
+                let mut b = x;
+                while b < blocks {
+                    let blk = if b < blocks_a {
+                        a_tile(s) + b * TBLOCK * ROW_BYTES
+                    } else {
+                        b_tile(s) + (b - blocks_a) * TBLOCK * ROW_BYTES
+                    };
+                    transpose_block_tf32(blk, lane);
+                    b += TRANSPOSERS / 32;
+                }
+                // this thread's generic-proxy writes before the consumers' wgmma (async proxy)
+                tma::fence_proxy_async_shared();
+                mbarrier::arrive(full(s));
+                it += 1;
+            }
+        }
+    } else {
+        // 128·40 + 256·232 or 128·56 + 256·224 registers: within the 64 Ki of the SM
+        if staged {
+            wgmma::setmaxnreg_inc::<224>();
+        } else {
+            wgmma::setmaxnreg_inc::<232>();
+        }
+        let c = wg - 1;
+        let mut d = [0.0f32; 128];
+        let mut it = 0u32;
+        let mut w = bid;
+        while w < work {
+            // k-tiles `first..end` of the ring belong to this item
+            let (first, end) = (it, it + ktiles);
+            while it < end {
+                let s = it % STAGES;
+                mbarrier::wait_parity(full(s), (it / STAGES) & 1);
+                // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box
+                let a0 = a_tile(s) + c * CONSUMER_ROWS * ROW_BYTES;
+                let b0 = b_tile(s);
+                mma_k_tile!(T, &mut d, a0, b0, mn_a, mn_b, it > first; SLICES, MN_SLICE_BYTES, MN_BOX_BYTES);
+                // the previous k-tile's group has completed: its stage may be refilled
+                wgmma::wait_group::<1>();
+                if it > first {
+                    mbarrier::arrive(empty((it - 1) % STAGES));
+                }
+                it += 1;
+            }
+            wgmma::wait_group::<0>();
+            // the item's last stage is free too: the producer may run ahead into the next item
+            mbarrier::arrive(empty((it - 1) % STAGES));
+            // (recomputed here, so it is not live across the k-loop)
+            let (tile, z) = item(w);
+            let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
+            let t = tid % 128;
+            let row0 = tile.m0 + c * CONSUMER_ROWS + (t / 32) * 16 + (t % 32) / 4;
+            if O::IS_F32 || p.flags & flags::BETA_ZERO != 0 {
+                store_rows::<O>(p, &d, gc, row0, tile.n0, t % 4);
+            } else {
+                // a 16-bit C to read: the fragment writer, which widens C exactly
+                let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
+                    [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
+                })];
+                store_pairs::<O, 1, 32>(p, &acc, gc, row0, tile.n0 + 2 * (t % 4));
+            }
+            w += grid;
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! `mma.sync.aligned.m16n8k16` kinds and their `ldmatrix` fragment loads.
+//!
+//! A warp owns `MI×NI` m16n8 accumulator tiles. Per 16-deep k step it loads MI A fragments
+//! (`ldmatrix.x4` each) and NI B fragments (`ldmatrix.x4` per pair of n8 tiles), `.trans` for an
+//! operand kept r-contiguous in shared memory, then issues MI·NI MMAs.
+//!
+//! Shared operand tiles of 16-bit elements: k-contiguous `smem[r][BK + PAD]`, r-contiguous
+//! `smem[k][R + PAD]` (see `threadblock::global_to_shared`).
+
+use crate::arch::convert::f16_to_f32;
+use crate::arch::mma::{
+    mma_m16n8k16_row_col_f16_f16_f16_f16, mma_m16n8k16_row_col_f32_bf16_bf16_f32,
+    mma_m16n8k16_row_col_f32_f16_f16_f32,
+};
+
+/// An `m16n8k16` MMA kind: the inputs and the accumulator it multiplies into.
+pub trait MmaM16n8k16 {
+    /// One m16n8 accumulator tile in registers.
+    type Acc: Copy;
+    /// The zero accumulator.
+    const ZERO: Self::Acc;
+    /// `d += a·b` (m16n8k16).
+    ///
+    /// # Safety
+    /// Warp-convergent.
+    unsafe fn mma(d: &mut Self::Acc, a: [u32; 4], b: [u32; 2]);
+    /// The accumulator tile as f32 `c[0..4]` (fragment order of the C map in `arch::mma`).
+    fn acc_f32(d: &Self::Acc) -> [f32; 4];
+}
+
+/// f16 inputs, f32 accumulation.
+pub struct MmaF16F32;
+/// bf16 inputs, f32 accumulation.
+pub struct MmaBf16F32;
+/// f16 inputs, f16 accumulation (`mma…f16.f16.f16.f16`): half the accumulator registers, but every
+/// partial sum is rounded to 11 significant bits and overflows beyond 65504 (docs/precision.md).
+pub struct MmaF16F16;
+
+impl MmaM16n8k16 for MmaF16F32 {
+    type Acc = [f32; 4];
+    const ZERO: [f32; 4] = [0.0; 4];
+    #[inline(always)]
+    unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+        mma_m16n8k16_row_col_f32_f16_f16_f32(d, a, b)
+    }
+    #[inline(always)]
+    fn acc_f32(d: &[f32; 4]) -> [f32; 4] {
+        *d
+    }
+}
+
+impl MmaM16n8k16 for MmaBf16F32 {
+    type Acc = [f32; 4];
+    const ZERO: [f32; 4] = [0.0; 4];
+    #[inline(always)]
+    unsafe fn mma(d: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+        mma_m16n8k16_row_col_f32_bf16_bf16_f32(d, a, b)
+    }
+    #[inline(always)]
+    fn acc_f32(d: &[f32; 4]) -> [f32; 4] {
+        *d
+    }
+}
+
+impl MmaM16n8k16 for MmaF16F16 {
+    type Acc = [u32; 2];
+    const ZERO: [u32; 2] = [0; 2];
+    #[inline(always)]
+    unsafe fn mma(d: &mut [u32; 2], a: [u32; 4], b: [u32; 2]) {
+        mma_m16n8k16_row_col_f16_f16_f16_f16(d, a, b)
+    }
+    #[inline(always)]
+    fn acc_f32(d: &[u32; 2]) -> [f32; 4] {
+        [
+            f16_to_f32(d[0] as u16),
+            f16_to_f32((d[0] >> 16) as u16),
+            f16_to_f32(d[1] as u16),
+            f16_to_f32((d[1] >> 16) as u16),
+        ]
+    }
+}
+
+/// Shared byte offset of element `(r, k)` of a 16-bit operand tile with `R` rows, depth `BK`, rows
+/// padded by `PAD` elements.
+#[inline(always)]
+pub fn offset16<const R: u32, const BK: u32, const PAD: u32>(
+    k_contig: bool,
+    r: u32,
+    k: u32,
+) -> u32 {
+    if k_contig {
+        (r * (BK + PAD) + k) * 2
+    } else {
+        (k * (R + PAD) + r) * 2
+    }
+}
+
+/// Loads `$af: [[u32; 4]; MI]`, the A fragments (m16 tiles from row `$wm0`) of k step `$kk` of
+/// the `$bm`-row A tile at `$ta`, with `ldmatrix.x4` (`.trans` unless `$a_kc`, A kept
+/// k-contiguous). `$li = lane / 8` is the 8×8 matrix whose row address the lane gives, `$lr =
+/// lane % 8` its row.
+///
+/// A macro rather than a function so the multistage mainloop's single-buffered path keeps these
+/// loads in its own body: as a call, the compiler orders that mainloop's instructions differently.
+macro_rules! load_a_fragments {
+    ($af:expr, $ta:expr, $a_kc:expr, $wm0:expr, $kk:expr, $li:expr, $lr:expr; $bm:ident, $bk:ident, $pad:ident) => {
+        for (i, f) in $af.iter_mut().enumerate() {
+            let m = $wm0 + i as u32 * 16;
+            // M0: rows 0-7 k 0-7, M1: rows 8-15 k 0-7, M2: rows 0-7 k 8-15, M3: rows 8-15 k 8-15
+            *f = if $a_kc {
+                $crate::arch::ldmatrix::shared_to_reg_x4(
+                    $ta + $crate::warp::mma_sync::offset16::<$bm, $bk, $pad>(
+                        true,
+                        m + $lr + ($li % 2) * 8,
+                        $kk + ($li / 2) * 8,
+                    ),
+                )
+            } else {
+                $crate::arch::ldmatrix::shared_to_reg_x4_trans(
+                    $ta + $crate::warp::mma_sync::offset16::<$bm, $bk, $pad>(
+                        false,
+                        m + ($li % 2) * 8,
+                        $kk + $lr + ($li / 2) * 8,
+                    ),
+                )
+            };
+        }
+    };
+}
+
+/// Loads `$bf: [[u32; 2]; $ni]`, the B fragments (n8 tiles from column `$wn0`, two per
+/// `ldmatrix.x4`) of k step `$kk` of the `$bn`-row B tile at `$tb` (`.trans` unless `$b_kc`);
+/// `$li`, `$lr` and the reason for a macro as for [`load_a_fragments!`].
+macro_rules! load_b_fragments {
+    ($bf:expr, $tb:expr, $b_kc:expr, $wn0:expr, $kk:expr, $li:expr, $lr:expr; $bn:ident, $bk:ident, $pad:ident, $ni:ident) => {
+        let mut j = 0;
+        while j < $ni {
+            let n = $wn0 + j as u32 * 8;
+            // regs: b0, b1 of n-tile j, then b0, b1 of n-tile j+1
+            let r = if $b_kc {
+                $crate::arch::ldmatrix::shared_to_reg_x4(
+                    $tb + $crate::warp::mma_sync::offset16::<$bn, $bk, $pad>(
+                        true,
+                        n + $lr + ($li / 2) * 8,
+                        $kk + ($li % 2) * 8,
+                    ),
+                )
+            } else {
+                $crate::arch::ldmatrix::shared_to_reg_x4_trans(
+                    $tb + $crate::warp::mma_sync::offset16::<$bn, $bk, $pad>(
+                        false,
+                        n + ($li / 2) * 8,
+                        $kk + $lr + ($li % 2) * 8,
+                    ),
+                )
+            };
+            $bf[j] = [r[0], r[1]];
+            $bf[j + 1] = [r[2], r[3]];
+            j += 2;
+        }
+    };
+}
+
+pub(crate) use {load_a_fragments, load_b_fragments};
+
+/// Loads the A fragments (`MI` m16 tiles from row `wm0`) and B fragments (`NI` n8 tiles from column
+/// `wn0`) of k step `kk` of the stage at `stage` (the `BM`-row A tile, then the `BN`-row B tile at
+/// `a_bytes`), with `ldmatrix.x4` (`.trans` for operands kept r-contiguous).
+///
+/// # Safety
+/// Warp-convergent; `stage` holds both tiles in the layout above.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn load_fragments<
+    const BM: u32,
+    const BN: u32,
+    const BK: u32,
+    const PAD: u32,
+    const MI: usize,
+    const NI: usize,
+>(
+    af: &mut [[u32; 4]; MI],
+    bf: &mut [[u32; 2]; NI],
+    stage: u32,
+    a_bytes: u32,
+    a_kc: bool,
+    b_kc: bool,
+    wm0: u32,
+    wn0: u32,
+    kk: u32,
+    lane: u32,
+) {
+    let (li, lr) = (lane / 8, lane % 8);
+    let ta = stage;
+    let tb = stage + a_bytes;
+    load_a_fragments!(af, ta, a_kc, wm0, kk, li, lr; BM, BK, PAD);
+    load_b_fragments!(bf, tb, b_kc, wn0, kk, li, lr; BN, BK, PAD, NI);
+}

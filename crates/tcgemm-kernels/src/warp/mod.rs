@@ -1,0 +1,14 @@
+//! Warp level: the MMA kinds each mainloop is generic over and the shared → register fragment
+//! loads that feed them.
+//!
+//! - [`mma_sync`]: `mma.sync.m16n8k16` kinds (f16/bf16 inputs, f32 or f16 accumulation) and their
+//!   `ldmatrix` fragment loads;
+//! - [`mma_sync_tf32`]: `mma.sync.m16n8k8` TF32 fragment loads (`ldmatrix` or scalar), rounded with
+//!   `cvt.rna.tf32.f32`;
+//! - `wgmma` (sm_90a): `wgmma` kinds (f16, bf16, tf32) and the issue of one k-tile from
+//!   shared-memory descriptors.
+
+pub mod mma_sync;
+pub mod mma_sync_tf32;
+#[cfg(target_feature = "sm_90a")]
+pub mod wgmma;

@@ -1,0 +1,143 @@
+//! `cargo xtask ptx-diff <dir>`: the kept PTX (ptx/) compared with the copies in `<dir>` kernel by
+//! kernel, so a refactor can show which kernels' code changed and which did not.
+
+use std::path::Path;
+
+use tcgemm_build::{split_entries, Target};
+
+use crate::{kept_path, read};
+
+/// Whether `name` matches one of `allow`: an exact name, or a prefix followed by `*`.
+fn allowed(name: &str, allow: &[String]) -> bool {
+    allow.iter().any(|a| match a.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == a,
+    })
+}
+
+/// The first line where `a` and `b` differ: `(line number, a's line, b's line)`, 1-based.
+fn first_difference<'t>(a: &'t str, b: &'t str) -> (usize, &'t str, &'t str) {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    let mut n = 0;
+    loop {
+        n += 1;
+        match (la.next(), lb.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (x, y) => return (n, x.unwrap_or("<end>"), y.unwrap_or("<end>")),
+        }
+    }
+}
+
+/// Counts of one comparison.
+#[derive(Default)]
+struct Tally {
+    identical: usize,
+    differ: usize,
+    allowed: usize,
+    unexplained: Vec<String>,
+}
+
+/// Compares one module; prints one line per kernel.
+fn compare_module(base: &str, kept: &str, target: Target, allow: &[String], t: &mut Tally) {
+    let (b, k) = (split_entries(base), split_entries(kept));
+    let cpu = target.cpu();
+    for (name, text) in &k.entries {
+        let status = match b.entries.iter().find(|(n, _)| n == name) {
+            Some((_, old)) if old == text => {
+                t.identical += 1;
+                println!("identical  {cpu:<6}  {name}");
+                continue;
+            }
+            Some((_, old)) => {
+                let (line, was, now) = first_difference(old, text);
+                format!("line {line}: `{}` -> `{}`", was.trim(), now.trim())
+            }
+            None => "not in the base copy".to_string(),
+        };
+        t.differ += 1;
+        let mark = if allowed(name, allow) {
+            t.allowed += 1;
+            "(allowed)"
+        } else {
+            t.unexplained.push(format!("{name} ({cpu})"));
+            ""
+        };
+        println!("differs    {cpu:<6}  {name} {mark} {status}");
+    }
+    for (name, _) in b
+        .entries
+        .iter()
+        .filter(|(n, _)| !k.entries.iter().any(|(m, _)| m == n))
+    {
+        t.differ += 1;
+        if allowed(name, allow) {
+            t.allowed += 1;
+        } else {
+            t.unexplained.push(format!("{name} ({cpu})"));
+        }
+        println!("differs    {cpu:<6}  {name} (only in the base copy)");
+    }
+    let order = |e: &[(String, String)]| e.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    if order(&b.entries) != order(&k.entries) {
+        println!("note       {cpu:<6}  the kernels appear in a different order");
+    }
+    if b.rest == k.rest {
+        println!("identical  {cpu:<6}  (module text outside the kernels)");
+    } else {
+        let (line, was, now) = first_difference(&b.rest, &k.rest);
+        println!(
+            "differs    {cpu:<6}  (module text outside the kernels) line {line}: `{}` -> `{}`",
+            was.trim(),
+            now.trim()
+        );
+        t.unexplained
+            .push(format!("module text outside the kernels ({cpu})"));
+    }
+}
+
+/// `cargo xtask ptx-diff <dir> [--allow NAME|PREFIX*]...`: every kernel of the kept modules in ptx/
+/// compared with its copy in `<dir>` (same file names). Fails when a kernel differs (or exists in only
+/// one copy) that no `--allow` names, or when the text outside the kernels differs.
+pub fn ptx_diff(root: &Path, dir: &Path, allow: &[String]) -> Result<(), String> {
+    let mut t = Tally::default();
+    for target in Target::ALL {
+        let base = read(&dir.join(target.ptx_file()))?;
+        let kept = read(&kept_path(root, target))?;
+        compare_module(&base, &kept, target, allow, &mut t);
+    }
+    println!(
+        "ptx-diff: {} kernels: {} identical, {} differ ({} on the allow list {:?})",
+        t.identical + t.differ,
+        t.identical,
+        t.differ,
+        t.allowed,
+        allow
+    );
+    if t.unexplained.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "differences not on the allow list: {}",
+            t.unexplained.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_list_takes_names_and_prefixes() {
+        let allow = ["convert_*".to_string(), "ceiling_ffma_f32".to_string()];
+        assert!(allowed("convert_f32_to_f16", &allow));
+        assert!(allowed("ceiling_ffma_f32", &allow));
+        assert!(!allowed("ceiling_mma_m16n8k8_tf32", &allow));
+    }
+
+    #[test]
+    fn finds_the_first_differing_line() {
+        assert_eq!(first_difference("a\nb\nc", "a\nx\nc"), (2, "b", "x"));
+        assert_eq!(first_difference("a", "a\nb"), (2, "<end>", "b"));
+    }
+}
