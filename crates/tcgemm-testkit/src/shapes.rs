@@ -243,6 +243,33 @@ impl Shape {
         }
     }
 
+    /// The suite of the report this shape belongs to (`squares`, `transformer`, `skinny`, `odd`,
+    /// `batched`; `other` for a shape named on the command line), whatever its layout.
+    ///
+    /// ```
+    /// use tcgemm_testkit::Shape;
+    /// assert_eq!(Shape::parse("4096:nt").unwrap().suite(), "squares");
+    /// assert_eq!(Shape::new(3, 5, 7).suite(), "other");
+    /// ```
+    pub fn suite(&self) -> &'static str {
+        let plain = Shape {
+            trans_a: false,
+            trans_b: false,
+            ..*self
+        };
+        let suites: [(&'static str, &[Shape]); 5] = [
+            ("squares", &SQUARES),
+            ("transformer", &TRANSFORMER),
+            ("skinny", &SKINNY),
+            ("odd", &ODD),
+            ("batched", &BATCHED),
+        ];
+        suites
+            .iter()
+            .find(|(_, list)| list.contains(&plain))
+            .map_or("other", |(name, _)| name)
+    }
+
     /// A power-of-two square (the report adds f16 → f32 rows for these).
     pub fn is_pow2_square(&self) -> bool {
         self.batch == 1

@@ -24,7 +24,7 @@
 //!      about 1 s of GPU time per case (5 to 100). TFLOPS = 2·m·n·k·batch / median time.
 //!
 //! A progress line per case goes to stderr; the ceilings table and then the results table go to
-//! stdout (the results table last). Without libcublas the report has tcgemm's figures alone and
+//! stdout (the results table, then the per-suite summary (geomean and worst row), last). Without libcublas the report has tcgemm's figures alone and
 //! says why. Exit status: 0 done, 1 a case failed (an error other than "unsupported", or
 //! non-finite entries in tcgemm's C) or the report could not be written, 2 no usable CUDA GPU,
 //! 64 bad arguments.
@@ -268,6 +268,7 @@ impl Document<'_> {
         if !notes.is_empty() {
             let _ = writeln!(md, "Notes:\n\n{}", report::numbered(&notes));
         }
+        let _ = writeln!(md, "## Summary\n\n{}", report::summary_table(self.rows));
         md.push_str(if self.with_chart {
             "![tcgemm / cuBLAS throughput per shape and path](ratio.svg)\n"
         } else {
@@ -286,7 +287,7 @@ impl Document<'_> {
         Ok(())
     }
 
-    /// The ceilings, the notes and the results table, on stdout (the results table last).
+    /// The ceilings, the notes and the results table, on stdout (the results table, then the summary, last).
     fn print(&self, device: &str) {
         let (table, notes) = report::results_table(self.rows, self.ceilings);
         println!(
@@ -297,6 +298,7 @@ impl Document<'_> {
             println!("Notes:\n{}", report::numbered(&notes));
         }
         print!("{table}");
+        print!("\n{}", report::summary_table(self.rows));
     }
 }
 

@@ -142,6 +142,42 @@ pub fn results_table(rows: &[Row], ceilings: &Ceilings) -> (String, Vec<String>)
     (s, notes.0)
 }
 
+/// Per suite (and over every row): the geometric mean of ours / cuBLAS over the rows where both
+/// ran, and the worst row. Forced-kernel rows are left out (they measure a kernel, not the library).
+pub fn summary_table(rows: &[Row]) -> String {
+    let mut suites: Vec<&'static str> = Vec::new();
+    for r in rows {
+        if !suites.contains(&r.shape.suite()) {
+            suites.push(r.shape.suite());
+        }
+    }
+    let mut s = String::from(
+        "| suite | rows | geomean ours / cuBLAS | worst row | worst ratio |\n|---|---:|---:|---|---:|\n",
+    );
+    for suite in suites.iter().copied().map(Some).chain([None]) {
+        let ratios: Vec<(f64, &Row)> = rows
+            .iter()
+            .filter(|r| !r.forced && suite.is_none_or(|name| r.shape.suite() == name))
+            .filter_map(|r| ratio(r).map(|x| (x, r)))
+            .collect();
+        let Some(&(worst, w)) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0)) else {
+            continue;
+        };
+        let geomean = (ratios.iter().map(|(x, _)| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1}% | {} {} | {:.0}% |",
+            suite.unwrap_or("**all**"),
+            ratios.len(),
+            100.0 * geomean,
+            w.shape.label(),
+            w.path.name(),
+            100.0 * worst
+        );
+    }
+    s
+}
+
 /// What the method line of the document reports about a run.
 pub struct Method {
     /// Timed rounds per case (fewest, most).
