@@ -39,15 +39,15 @@ fn executables(messages: &[Value]) -> Vec<Exe> {
         .collect()
 }
 
-/// Copies `src` to `dir/name` (a free variant of `name`), strips and gzips it, returns the
-/// destination (`….gz`).
+/// Copies `src` to `dir/name` (a free variant of `name`) and strips it; returns the destination.
 fn add(dir: &Path, name: &str, src: &Path, strip: Option<&Path>) -> Result<PathBuf, String> {
     let mut dest = dir.join(name);
     let mut n = 2;
-    while gz_path(&dest).exists() {
+    while dest.exists() {
         dest = dir.join(format!("{name}-{n}"));
         n += 1;
     }
+    fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     fs::copy(src, &dest)
         .map_err(|e| format!("copy {} -> {}: {e}", src.display(), dest.display()))?;
     if let Some(strip) = strip {
@@ -64,24 +64,37 @@ fn add(dir: &Path, name: &str, src: &Path, strip: Option<&Path>) -> Result<PathB
             );
         }
     }
-    // Every binary embeds the PTX modules as text: gzip shrinks them ~5×, keeping the bundle
-    // under the device tool's size limit. run.sh unpacks them before anything runs.
-    let ok = Command::new("gzip")
-        .args(["-9", "-n", "-f"])
-        .arg(&dest)
+    Ok(dest)
+}
+
+/// Folders of binaries, packed into [`ARCHIVE`].
+const BINARY_DIRS: [&str; 4] = ["tests", "examples", "benches", "tools"];
+
+/// The one archive of every binary. Each binary embeds the same compressed kernel images
+/// (about 3.7 MB); xz's 64 MiB window at `-9` stores them once for the whole archive, where
+/// compressing each binary alone would store them once per binary. run.sh unpacks it.
+const ARCHIVE: &str = "binaries.tar.xz";
+
+/// Packs [`BINARY_DIRS`] of `out` into [`ARCHIVE`] and removes them.
+fn pack_binaries(out: &Path) -> Result<(), String> {
+    let dirs: Vec<&str> = BINARY_DIRS
+        .into_iter()
+        .filter(|d| out.join(d).is_dir())
+        .collect();
+    let ok = Command::new("tar")
+        .current_dir(out)
+        .env("XZ_OPT", "-9 -T2")
+        .args(["--sort=name", "--owner=0", "--group=0", "-cJf", ARCHIVE])
+        .args(&dirs)
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        return Err(format!("gzip {} failed", dest.display()));
+        return Err(format!("tar -cJf {ARCHIVE} failed (needs tar and xz)"));
     }
-    Ok(gz_path(&dest))
-}
-
-/// `path` with `.gz` appended: where gzip leaves a file.
-fn gz_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".gz");
-    PathBuf::from(name)
+    for d in dirs {
+        fs::remove_dir_all(out.join(d)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// `strip`, else the toolchain's `llvm-strip`.
@@ -222,7 +235,7 @@ fn bundle_binaries(root: &Path, out: &Path, strip: Option<&Path>) -> Result<Vec<
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            if !gz_path(&out.join("examples").join(&name)).exists() {
+            if !out.join("examples").join(&name).exists() {
                 files.push(add(&out.join("examples"), &name, &p, strip)?);
             }
         }
@@ -256,7 +269,7 @@ fn write_manifest(
     files: &mut [PathBuf],
 ) -> Result<(), String> {
     let mut manifest = format!(
-        "tcgemm GPU bundle\ncommit: {}{}\nrustc: {}\nPTX: {ptx_source}\n\nfiles:\n",
+        "tcgemm GPU bundle\ncommit: {}{}\nrustc: {}\nPTX: {ptx_source}\n\nfiles (binaries packed in binaries.tar.xz; sizes unpacked):\n",
         command_line("git", &["rev-parse", "HEAD"], root),
         if command_line("git", &["status", "--porcelain"], root).is_empty() {
             ""
@@ -289,6 +302,7 @@ pub fn gpu_bundle(root: &Path, out: &Path) -> Result<(), String> {
     fs::write(&run_sh, RUN_SH).map_err(|e| e.to_string())?;
     set_executable(&run_sh)?;
     write_manifest(root, out, &ptx_source, &mut files)?;
+    pack_binaries(out)?;
 
     let size = dir_size(out);
     println!(

@@ -35,11 +35,10 @@ mkdir -p "$LOGS"
 SANITIZER=${COMPUTE_SANITIZER:-$CUDA/bin/compute-sanitizer}
 passed=0
 failed=0
-# The bundle keeps its binaries gzipped (size limit of the transfer); unpack them once.
-for gz in "$HERE"/tests/*.gz "$HERE"/benches/*.gz "$HERE"/examples/*.gz "$HERE"/tools/*.gz; do
-  [ -f "$gz" ] || continue
-  gunzip -f "$gz" && chmod +x "${gz%.gz}"
-done
+# The bundle keeps its binaries in one xz archive (size limit of the transfer); unpack it once.
+if [ -f "$HERE/binaries.tar.xz" ]; then
+  tar -xJf "$HERE/binaries.tar.xz" -C "$HERE" && rm -f "$HERE/binaries.tar.xz"
+fi
 
 # bins DIR: the executables in DIR, sorted.
 bins() {

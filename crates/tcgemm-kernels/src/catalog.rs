@@ -14,7 +14,7 @@
 //! tile for the CUDA-core family; the warp tile's k is the instruction's); `st`: pipeline stages;
 //! `b/SM`: blocks per SM the kernel is built for (`.minnctapersm`; a layout may override it as
 //! `layout:blocks`); `rank`: dispatch preference (highest wins among kernels that can run a call);
-//! the layouts. The rules are in `catalog/rules.rs`; docs/kernels-tree.md says where to add a shape.
+//! the layouts. The rules are in `catalog/rules.rs`; docs/ARCHITECTURE.md says where to add a shape.
 //!
 //! ```
 //! use tcgemm_kernels::config::{find_kernel, Family};

@@ -50,7 +50,7 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 /// transpose (8 consecutive columns per lane).
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
 ///
 /// # Safety
 /// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`.

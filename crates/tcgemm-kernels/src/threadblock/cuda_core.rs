@@ -54,7 +54,7 @@ pub const fn threads(block: GemmShape, thread: GemmShape) -> u32 {
 /// Computes the block's output tile of batch item `z`.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
 ///
 /// # Safety
 /// Must be launched with [`threads`] threads, [`smem_bytes`] of dynamic shared memory (2 stages),

@@ -57,7 +57,7 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 /// `M`: the MMA kind; `O`: the element of C (accumulators are rounded to it once, at the end).
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with `WARPS_M·WARPS_N·32` threads, [`smem_bytes`] of dynamic shared memory, the

@@ -55,7 +55,7 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 /// Computes the block's output tile of batch item `z`.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with `WARPS_M·WARPS_N·32` threads, [`smem_bytes`] of dynamic shared memory, the

@@ -76,7 +76,7 @@ unsafe fn frag<const R: u32, const BK: u32>(tile: u32, k_contig: bool, r: u32, k
 /// Computes the block's output tile of batch item `z`.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with `THREADS` threads (`WARPS_M × WARPS_N` warps of `MI×NI` m16n8 tiles),

@@ -138,7 +138,7 @@ unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
 /// K-major operand), fence them for the async proxy and arrive on `full[s]`.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/kernels-tree.md, "PTX identity").
+/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
 ///
 /// # Safety
 /// Launched with [`threads`] threads, [`smem_bytes`] of dynamic shared memory, a persistent grid
@@ -351,7 +351,13 @@ pub unsafe fn gemm<
                 let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
                     [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
                 })];
-                store_pairs::<O, 1, 32>(p, &acc, gc, row0, tile.n0 + 2 * (t % 4));
+                store_pairs::<O, 1, { crate::warp::wgmma::N8_FRAGMENTS }>(
+                    p,
+                    &acc,
+                    gc,
+                    row0,
+                    tile.n0 + 2 * (t % 4),
+                );
             }
             w += grid;
         }

@@ -11,6 +11,10 @@ use crate::arch::wgmma;
 /// Bytes of k one `wgmma` consumes (k16 of 16-bit elements, k8 of tf32).
 pub const SLICE_BYTES: u32 = 32;
 
+/// Columns of one `m64n256` accumulator in `m16n8` fragment columns (256 / 8): each thread holds
+/// `N8_FRAGMENTS` column pairs of its warp's 16 rows, laid out as `mma.sync`'s m16n8 fragments.
+pub const N8_FRAGMENTS: usize = 256 / 8;
+
 /// The input kind of a `wgmma` with f32 accumulators: element size and the instruction.
 pub trait WgmmaInput {
     /// Element bytes.
