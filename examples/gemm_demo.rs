@@ -267,15 +267,18 @@ fn main() -> ExitCode {
     let mut timer = Timer::new(&ctx);
     let caps = ctx.capabilities();
     println!(
-        "device {}: {} (sm_{}{}, {} SMs, L2 {} MiB), modules {:?}",
+        "device {}: {} (sm_{}{}, {} SMs, L2 {} MiB)",
         caps.ordinal,
         caps.name,
         caps.compute_capability.0,
         caps.compute_capability.1,
         caps.sm_count,
         caps.l2_bytes >> 20,
-        caps.targets
     );
+    // which image each module came from: machine code for which architecture, or PTX
+    for m in &caps.modules {
+        println!("  {m}");
+    }
     let blas = blas::load(ctx.stream());
     match &blas {
         Ok(_) => println!("cuBLAS: loaded"),
