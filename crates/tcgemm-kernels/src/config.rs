@@ -272,20 +272,9 @@ impl KernelSpec {
 /// assert!(!tma_staged(nn, true) && tma_staged(nn, false));
 /// ```
 pub const fn tma_staged(spec: &KernelSpec, a: bool) -> bool {
-    matches!(spec.family.params(), ParamsKind::Tma)
+    spec.family.needs_tma()
         && matches!(spec.input, Elem::F32)
         && if a { spec.trans_a } else { !spec.trans_b }
-}
-
-/// Whether a kernel takes a [`TmaParams`](crate::params::TmaParams) (the sm_90a TMA kernels) instead
-/// of a bare [`GemmParams`](crate::params::GemmParams).
-///
-/// ```
-/// use tcgemm_kernels::config::{find_kernel, uses_tma_params};
-/// assert!(!uses_tma_params(find_kernel("sgemm_nn_128x128x8_t8x8_s2").unwrap()));
-/// ```
-pub const fn uses_tma_params(spec: &KernelSpec) -> bool {
-    matches!(spec.family.params(), ParamsKind::Tma)
 }
 
 /// Looks a kernel up by its name.
