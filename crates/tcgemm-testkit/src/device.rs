@@ -176,21 +176,45 @@ fn tell_skipped(why: &str) {
     });
 }
 
+/// `TCGEMM_TEST_LOAD_PTX=1`: the test contexts load every module from its PTX (compiled by the
+/// driver) instead of the machine code shipped for the device, so the whole suite can run on the
+/// fallback path that newer architectures take.
+///
+/// ```
+/// let _ptx: bool = tcgemm_testkit::test_load_ptx();
+/// ```
+pub fn test_load_ptx() -> bool {
+    std::env::var("TCGEMM_TEST_LOAD_PTX").is_ok_and(|v| v.trim() == "1")
+}
+
+/// `opts` (or the defaults) with [`test_load_ptx`] applied.
+fn with_test_image(opts: Option<ContextOptions>) -> Option<ContextOptions> {
+    if !test_load_ptx() {
+        return opts;
+    }
+    Some(ContextOptions {
+        load_ptx: true,
+        ..opts.unwrap_or_default()
+    })
+}
+
 fn shared(
     cell: &'static OnceLock<Result<Context, Open>>,
     opts: Option<ContextOptions>,
 ) -> Option<&'static Context> {
     let sm80 = opts.as_ref().is_some_and(|o| o.force_sm80);
+    let opts = with_test_image(opts);
     let made = cell.get_or_init(|| {
         let made = open_with(0, opts);
         if let Ok(ctx) = &made {
             let caps = ctx.capabilities();
             println!(
-                "tcgemm test context: {} (sm {:?}, {} SMs){}",
+                "tcgemm test context: {} (sm {:?}, {} SMs){}{}",
                 caps.name,
                 caps.compute_capability,
                 caps.sm_count,
-                if sm80 { ", force_sm80" } else { "" }
+                if sm80 { ", force_sm80" } else { "" },
+                if test_load_ptx() { ", PTX" } else { "" }
             );
         }
         made
@@ -238,7 +262,8 @@ pub fn gpu_sm80() -> Option<&'static Context> {
     )
 }
 
-/// A fresh (uncached) context on device 0 with `opts`; `None` (after the skip line) without a GPU.
+/// A fresh (uncached) context on device 0 with `opts` (and [`test_load_ptx`]); `None` (after the
+/// skip line) without a GPU.
 ///
 /// ```no_run
 /// let opts = tcgemm::ContextOptions { allow_tf32: Some(false), ..Default::default() };
@@ -246,6 +271,7 @@ pub fn gpu_sm80() -> Option<&'static Context> {
 /// ```
 pub fn gpu_with_options(opts: ContextOptions) -> Option<Context> {
     gpu()?;
+    let opts = with_test_image(Some(opts)).unwrap_or_default();
     let shown = format!("{opts:?}");
     match catch_unwind(|| Context::with_options(0, opts)) {
         Ok(Ok(ctx)) => Some(ctx),
