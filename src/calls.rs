@@ -250,7 +250,9 @@ impl Context {
     }
 
     /// The launch shape of `spec` for `problem`, split along K when `split` and the model says
-    /// so ([`Plan::split_k`]).
+    /// so ([`Plan::split_k`]). Persistent kernels are never split: when dispatch chose one and
+    /// the best non-persistent kernel for the call splits, that split runs instead (a persistent
+    /// kernel whose few tiles leave most SMs idle is the case split-K is for).
     pub(crate) fn plan_problem(
         &self,
         spec: &'static KernelSpec,
@@ -259,11 +261,19 @@ impl Context {
     ) -> Result<Plan> {
         let sms = self.capabilities().sm_count;
         let plan = Plan::for_kernel(spec, problem, sms)?;
-        Ok(if split {
-            plan.split_k(problem, sms, |s| self.is_loaded(s))
-        } else {
-            plan
-        })
+        if !split {
+            return Ok(plan);
+        }
+        let loaded = |s: &KernelSpec| self.is_loaded(s);
+        if !spec.family.persistent() {
+            return Ok(plan.split_k(problem, sms, loaded));
+        }
+        let one_cta_per_tile = |s: &KernelSpec| loaded(s) && !s.family.persistent();
+        let Some(alt) = dispatch::select(KERNELS, problem, Some(sms), one_cta_per_tile) else {
+            return Ok(plan);
+        };
+        let alt = Plan::for_kernel(alt, problem, sms)?.split_k(problem, sms, loaded);
+        Ok(if alt.split.is_split() { alt } else { plan })
     }
 
     /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on
