@@ -311,7 +311,12 @@ impl Context {
     ///
     /// # Safety
     /// As [`Context::launch_problem`]; `func` is `plan.kernel`'s loaded entry point.
-    unsafe fn launch_split(&self, func: &CudaFunction, plan: &Plan, problem: &Problem) -> Result<()> {
+    unsafe fn launch_split(
+        &self,
+        func: &CudaFunction,
+        plan: &Plan,
+        problem: &Problem,
+    ) -> Result<()> {
         let reduce = plan.split.reduce.ok_or_else(|| {
             Error::Unsupported("a split plan without its reduction kernel".into())
         })?;

@@ -356,9 +356,8 @@ impl Context {
             .workspace
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let len = usize::try_from(bytes.div_ceil(4)).map_err(|_| {
-            invalid("m, n", format!("a split-K workspace of {bytes} bytes"))
-        })?;
+        let len = usize::try_from(bytes.div_ceil(4))
+            .map_err(|_| invalid("m, n", format!("a split-K workspace of {bytes} bytes")))?;
         if ws.as_ref().is_none_or(|w| w.len() < len) {
             *ws = None; // freed (in stream order) before the larger one is allocated
             *ws = Some(self.alloc_zeros::<f32>(len)?);

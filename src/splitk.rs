@@ -191,8 +191,16 @@ pub(crate) fn split_params(
     let ib = u64::from(problem.input().bytes());
     let ks = u64::from(split.kslice);
     // elements from one slice's start to the next, in A and in B
-    let step_a = if problem.gemm().trans_a { ks * p.lda } else { ks };
-    let step_b = if problem.gemm().trans_b { ks } else { ks * p.ldb };
+    let step_a = if problem.gemm().trans_a {
+        ks * p.lda
+    } else {
+        ks
+    };
+    let step_b = if problem.gemm().trans_b {
+        ks
+    } else {
+        ks * p.ldb
+    };
     let ldw = workspace_ld(u64::from(p.n));
     let slice_c = u64::from(p.m) * ldw;
     let (a, b) = (problem.a().alignment, problem.b().alignment);

@@ -50,7 +50,10 @@ fn check<I: TestElem, O: TestElem>(
     );
     assert!(plan.split.workspace_bytes > 0 && plan.split.reduce.is_some());
     let unsplit = off.plan::<I, O>(&g).expect("plan");
-    assert_eq!(unsplit.split.slices, 1, "{g:?} with split_k off: {unsplit:?}");
+    assert_eq!(
+        unsplit.split.slices, 1,
+        "{g:?} with split_k off: {unsplit:?}"
+    );
     let label = format!(
         "{}->{} {g:?} S={} kslice={}",
         I::NAME,
@@ -67,7 +70,11 @@ fn check<I: TestElem, O: TestElem>(
         case.reset_c(ctx.stream(), &mut dev);
         case.launch(ctx, &mut dev, None).expect("split gemm");
         let again = case.download(ctx.stream(), &dev);
-        assert!(again == first, "repeat {i} differs bitwise: {}", case.describe());
+        assert!(
+            again == first,
+            "repeat {i} differs bitwise: {}",
+            case.describe()
+        );
     }
     case.verify_on("no split", &case.run(off), tol);
 }
@@ -75,7 +82,9 @@ fn check<I: TestElem, O: TestElem>(
 /// Every shape of `SHAPES` on one path, then `beta ≠ 0` and `alpha = 0` on the first shape.
 fn path<I: TestElem, O: TestElem>(precision: Precision, tol: impl Fn(usize) -> f64) {
     let Some(ctx) = gpu() else { return };
-    let Some(off) = no_split_context() else { return };
+    let Some(off) = no_split_context() else {
+        return;
+    };
     let mut rng = Rng::for_test(&format!("splitk {}->{} {precision:?}", I::NAME, O::NAME));
     for (m, n, k, ta, tb) in SHAPES {
         let p = Problem::new(m, n, k).trans(ta, tb).precision(precision);
@@ -151,7 +160,9 @@ fn gemm_returns_the_split_plan() {
 #[test]
 fn random_decode_shapes() {
     let Some(ctx) = gpu() else { return };
-    let Some(off) = no_split_context() else { return };
+    let Some(off) = no_split_context() else {
+        return;
+    };
     let mut rng = Rng::for_test("splitk random");
     let mut split = 0;
     for _ in 0..24 {

@@ -42,17 +42,17 @@ fn decode_shapes() -> Vec<Gemm> {
 
 #[test]
 fn decode_16x4096x4096_f16_splits_eight_ways_on_the_f32_twin() {
-    let p = plan(
-        "f16_f16_nn_64x64x32_w16x32_s4",
-        &Gemm::new(16, 4096, 4096),
-    );
+    let p = plan("f16_f16_nn_64x64x32_w16x32_s4", &Gemm::new(16, 4096, 4096));
     assert_eq!(p.kernel.name, "f16_f32_nn_64x64x32_w16x32_s4");
     // 64 tiles, 132·4 = 528 slots: 528/64 = 8 slices of 512
     assert_eq!((p.split.slices, p.split.kslice), (8, 512));
     assert_eq!(p.grid, (64, 8, 1));
     assert_eq!(p.split.workspace_bytes, 8 * 16 * 4096 * 4);
     let reduce = p.split.reduce.unwrap();
-    assert_eq!((reduce.family, reduce.output), (Family::SplitkReduce, Elem::F16));
+    assert_eq!(
+        (reduce.family, reduce.output),
+        (Family::SplitkReduce, Elem::F16)
+    );
 }
 
 #[test]
@@ -66,7 +66,12 @@ fn the_twin_comes_from_the_table() {
                 assert_eq!((t.trans_a, t.trans_b), (k.trans_a, k.trans_b));
             }
             // only f16 accumulation has no f32-output kernel of its tile
-            None => assert_eq!(k.math, tcgemm_kernels::config::Math::MmaF16F16, "{}", k.name),
+            None => assert_eq!(
+                k.math,
+                tcgemm_kernels::config::Math::MmaF16F16,
+                "{}",
+                k.name
+            ),
         }
     }
     let t = f32_twin(kernel("bf16_bf16_tn_128x128x32_w64x32_s4"), KERNELS).unwrap();
@@ -202,7 +207,10 @@ fn slices_step_along_k_in_every_layout() {
         assert_eq!((b.a, b.b, b.c), (gp.a, gp.b, 0x4_0000_0000));
         assert_eq!((b.stride_a, b.stride_b), (step_a, step_b));
         assert_eq!((b.ldc, b.stride_c), (1000, 3 * 1000));
-        assert_eq!((b.k, b.batch, b.alpha, b.beta), (s.kslice, s.slices - 1, 1.0, 0.0));
+        assert_eq!(
+            (b.k, b.batch, b.alpha, b.beta),
+            (s.kslice, s.slices - 1, 1.0, 0.0)
+        );
         assert!(b.flags & flags::BETA_ZERO != 0 && b.flags & flags::VEC_C != 0);
         let last = l.last.expect("4099 is not a multiple of kslice");
         let before = u64::from(s.slices - 1);

@@ -196,6 +196,9 @@ mod tests {
             without_label_numbers("$L__BB64_155"),
             without_label_numbers("$L__BB64_156")
         );
-        assert_ne!(without_label_numbers("%r64_1"), without_label_numbers("%r65_1"));
+        assert_ne!(
+            without_label_numbers("%r64_1"),
+            without_label_numbers("%r65_1")
+        );
     }
 }

@@ -64,11 +64,20 @@ pub unsafe fn reduce<O: OutputElem>(p: &SplitkReduceParams, tid: u32, bid: u32, 
     while g < groups {
         let row = g / per_row;
         let col = (g - row * per_row) as u32 * 4;
-        let acc = sum_slices(w + (row * p.ldw + col as u64) * 4, p.slices, p.slice_stride * 4);
+        let acc = sum_slices(
+            w + (row * p.ldw + col as u64) * 4,
+            p.slices,
+            p.slice_stride * 4,
+        );
         let ca = c + (row * p.ldc + col as u64) * es;
         let inside = p.n - col; // ≥ 1
         let full = inside >= 4;
-        let mut y = [p.alpha * acc[0], p.alpha * acc[1], p.alpha * acc[2], p.alpha * acc[3]];
+        let mut y = [
+            p.alpha * acc[0],
+            p.alpha * acc[1],
+            p.alpha * acc[2],
+            p.alpha * acc[3],
+        ];
         if !beta_zero {
             for (e, v) in y.iter_mut().enumerate() {
                 if (e as u32) < inside {
