@@ -7,14 +7,15 @@
 use crate::context::Context;
 use crate::dispatch;
 use crate::element::Element;
-use crate::error::{invalid, Result};
+use crate::error::{invalid, Error, Result};
 use crate::gemm::Gemm;
 use crate::launch;
 use crate::plan::Plan;
 use crate::problem::{peek_addresses, Addresses, Problem, Signature};
 use crate::rules::{check_operands, check_signature, Reason};
+use crate::splitk;
 use cudarc::driver::sys::CUstream;
-use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceSlice};
+use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
 use tcgemm_kernels::config::{find_kernel, KernelSpec, KERNELS};
 
 /// The argument error for a kernel named by the caller that cannot compute the call.
@@ -53,7 +54,7 @@ impl Context {
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let problem = Problem::resolve(g, sig, g.required_lens()?)?;
         let spec = self.select(&problem)?;
-        Plan::for_kernel(spec, &problem, self.capabilities().sm_count)
+        self.plan_problem(spec, &problem, self.split_k())
     }
 
     /// Which kernel [`Context::gemm`] runs for `g` on these buffers, and its launch shape;
@@ -91,7 +92,7 @@ impl Context {
             problem = problem.at(peek_addresses(a, b, c));
         }
         let spec = self.select(&problem)?;
-        Plan::for_kernel(spec, &problem, self.capabilities().sm_count)
+        self.plan_problem(spec, &problem, self.split_k())
     }
 
     /// Enqueues `C = alpha·op(A)·op(B) + beta·C` (batched as `g` says) on [`Context::stream`] with
@@ -141,9 +142,10 @@ impl Context {
         self.with_addresses(a, b, c, |addrs| {
             let problem = problem.at(addrs);
             let spec = self.select(&problem)?;
+            let stream = self.stream().cu_stream();
             // SAFETY: `problem` was validated against these buffers, whose stream guards
             // `with_addresses` holds across the launch on this context's stream.
-            unsafe { self.launch_problem(spec, &problem, self.stream().cu_stream()) }.map(Some)
+            unsafe { self.launch_problem(spec, &problem, stream, self.split_k()) }.map(Some)
         })
     }
 
@@ -201,8 +203,9 @@ impl Context {
         self.with_addresses(a, b, c, |addrs| {
             let problem = problem.at(addrs);
             check_operands(spec, &problem).map_err(|why| kernel_refused(spec, why))?;
-            // SAFETY: as in `gemm`.
-            unsafe { self.launch_problem(spec, &problem, self.stream().cu_stream()) }.map(Some)
+            let stream = self.stream().cu_stream();
+            // SAFETY: as in `gemm`. The named kernel runs as named: never split.
+            unsafe { self.launch_problem(spec, &problem, stream, false) }.map(Some)
         })
     }
 
@@ -246,8 +249,36 @@ impl Context {
         })
     }
 
+    /// The launch shape of `spec` for `problem`, split along K when `split` and the model says
+    /// so ([`Plan::split_k`]). Persistent kernels are never split: when dispatch chose one and
+    /// the best non-persistent kernel for the call splits, that split runs instead (a persistent
+    /// kernel whose few tiles leave most SMs idle is the case split-K is for).
+    pub(crate) fn plan_problem(
+        &self,
+        spec: &'static KernelSpec,
+        problem: &Problem,
+        split: bool,
+    ) -> Result<Plan> {
+        let sms = self.capabilities().sm_count;
+        let plan = Plan::for_kernel(spec, problem, sms)?;
+        if !split {
+            return Ok(plan);
+        }
+        let loaded = |s: &KernelSpec| self.is_loaded(s);
+        if !spec.family.persistent() {
+            return Ok(plan.split_k(problem, sms, loaded));
+        }
+        let one_cta_per_tile = |s: &KernelSpec| loaded(s) && !s.family.persistent();
+        let Some(alt) = dispatch::select(KERNELS, problem, Some(sms), one_cta_per_tile) else {
+            return Ok(plan);
+        };
+        let alt = Plan::for_kernel(alt, problem, sms)?.split_k(problem, sms, loaded);
+        Ok(if alt.split.is_split() { alt } else { plan })
+    }
+
     /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on
-    /// `stream`.
+    /// `stream`; split along K when `split` and the model says so (then `stream` must be the
+    /// context's stream, where the workspace is ordered).
     ///
     /// # Safety
     /// `problem`'s addresses point into live device buffers of this context that it was validated
@@ -258,12 +289,64 @@ impl Context {
         spec: &'static KernelSpec,
         problem: &Problem,
         stream: CUstream,
+        split: bool,
     ) -> Result<Plan> {
-        let func = self.function(spec, "kernel")?;
-        let plan = Plan::for_kernel(spec, problem, self.capabilities().sm_count)?;
-        // SAFETY: `func` is the entry point named `spec.name`, loaded in this context; the
+        let plan = self.plan_problem(spec, problem, split)?;
+        let func = self.function(plan.kernel, "kernel")?;
+        if plan.split.is_split() {
+            // SAFETY: as this function's contract; split plans only come with `split`, which only
+            // `gemm` passes, with the context's stream.
+            unsafe { self.launch_split(func, &plan, problem) }?;
+            return Ok(plan);
+        }
+        // SAFETY: `func` is the entry point named `plan.kernel.name`, loaded in this context; the
         // caller's contract covers the buffers and the stream.
         unsafe { launch::launch_gemm(self.cuda(), stream, func, &plan, problem) }?;
         Ok(plan)
+    }
+
+    /// Enqueues a split call on the context's stream while holding the workspace: the slices of
+    /// full depth as one batch, the shorter last slice (if any) as a second launch, then the
+    /// reduction into C.
+    ///
+    /// # Safety
+    /// As [`Context::launch_problem`]; `func` is `plan.kernel`'s loaded entry point.
+    unsafe fn launch_split(
+        &self,
+        func: &CudaFunction,
+        plan: &Plan,
+        problem: &Problem,
+    ) -> Result<()> {
+        let reduce = plan.split.reduce.ok_or_else(|| {
+            Error::Unsupported("a split plan without its reduction kernel".into())
+        })?;
+        let reduce_fn = self.function(reduce, "split-K reduction kernel")?;
+        let p = launch::params(problem)?;
+        let stream = self.stream();
+        let mut ws = self.split_workspace(plan.split.workspace_bytes)?;
+        let ws = ws
+            .as_mut()
+            .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?;
+        let (addr, _write_ws) = ws.device_ptr_mut(stream);
+        let l = splitk::split_params(&p, problem, &plan.split, addr);
+        let cuda = self.cuda();
+        let cu = stream.cu_stream();
+        // SAFETY: the slices read A and B inside the call's validated extents (slice s covers
+        // k in [s·kslice, min((s+1)·kslice, k))) and write only their slice of the workspace,
+        // which holds `workspace_bytes`; the reduction reads the workspace and writes C's m×n.
+        // All on the context's stream, in this order, while the workspace lock is held.
+        unsafe {
+            launch::launch(cuda, cu, func, plan, &l.batched)?;
+            if let Some(last) = &l.last {
+                let one = Plan {
+                    grid: (plan.grid.0, 1, 1),
+                    ..*plan
+                };
+                launch::launch(cuda, cu, func, &one, last)?;
+            }
+            let blocks = splitk::reduce_blocks(reduce, p.m, p.n, self.capabilities().sm_count);
+            let rplan = Plan::with_grid(reduce, (blocks, 1, 1), 0);
+            launch::launch(cuda, cu, reduce_fn, &rplan, &l.reduce)
+        }
     }
 }

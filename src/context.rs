@@ -14,7 +14,7 @@ use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DeviceSlice, ValidAsZeroBits,
 };
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
@@ -22,8 +22,9 @@ use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 /// ```
 /// let opts = tcgemm::ContextOptions { allow_tf32: Some(true), ..Default::default() };
 /// assert!(!opts.force_sm80);
+/// assert!(opts.split_k);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ContextOptions {
     /// Load only the `sm_80` module, even on a compute capability 9.0 device (Hopper kernels off).
     pub force_sm80: bool,
@@ -35,6 +36,21 @@ pub struct ContextOptions {
     /// code for the device (slow on a cold driver cache: for testing the fallback that newer
     /// architectures take).
     pub load_ptx: bool,
+    /// Whether [`Context::gemm`] may split a call with few output tiles and a long K along K
+    /// (deterministic split-K: the slices' f32 partial products go to the context's workspace and
+    /// a reduction kernel sums them in a fixed order; see [`Split`](crate::Split)). Default `true`.
+    pub split_k: bool,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions {
+            force_sm80: false,
+            allow_tf32: None,
+            load_ptx: false,
+            split_k: true,
+        }
+    }
 }
 
 /// What the device of a [`Context`] offers and what tcgemm loaded for it.
@@ -136,6 +152,10 @@ pub struct Context {
     stream: Arc<CudaStream>,
     caps: Capabilities,
     allow_tf32: bool,
+    /// [`ContextOptions::split_k`].
+    split_k: bool,
+    /// The split-K workspace (f32), grown and never shrunk; see [`Context::split_workspace`].
+    workspace: Mutex<Option<CudaSlice<f32>>>,
     /// The loaded kernels, and why the others are not.
     loaded: LoadedKernels,
 }
@@ -145,6 +165,7 @@ impl core::fmt::Debug for Context {
         f.debug_struct("Context")
             .field("capabilities", &self.caps)
             .field("allow_tf32", &self.allow_tf32)
+            .field("split_k", &self.split_k)
             .field(
                 "kernels",
                 &self.kernels().iter().map(|k| k.name).collect::<Vec<_>>(),
@@ -258,6 +279,8 @@ impl Context {
             stream,
             caps,
             allow_tf32,
+            split_k: opts.split_k,
+            workspace: Mutex::new(None),
             loaded,
         })
     }
@@ -305,6 +328,41 @@ impl Context {
     /// ```
     pub fn allow_tf32(&self) -> bool {
         self.allow_tf32
+    }
+
+    /// Whether [`Context::gemm`] may split calls along K ([`ContextOptions::split_k`]).
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// assert!(ctx.split_k());
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn split_k(&self) -> bool {
+        self.split_k
+    }
+
+    /// The split-K workspace, locked, holding at least `bytes` (grown when smaller: allocated
+    /// zeroed on [`Context::stream`]; the old buffer is freed in stream order, after the work
+    /// already enqueued on it). Never shrunk, so steady-state calls allocate nothing. The caller
+    /// enqueues the slices and their reduction on the context's stream while it holds the guard,
+    /// so two threads sharing the context never interleave on the workspace (the stream orders
+    /// one call's reduction before the next call's slices).
+    pub(crate) fn split_workspace(
+        &self,
+        bytes: u64,
+    ) -> Result<MutexGuard<'_, Option<CudaSlice<f32>>>> {
+        // a panic while holding the lock leaves nothing half-done: the buffer is still valid
+        let mut ws = self
+            .workspace
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let len = usize::try_from(bytes.div_ceil(4))
+            .map_err(|_| invalid("m, n", format!("a split-K workspace of {bytes} bytes")))?;
+        if ws.as_ref().is_none_or(|w| w.len() < len) {
+            *ws = None; // freed (in stream order) before the larger one is allocated
+            *ws = Some(self.alloc_zeros::<f32>(len)?);
+        }
+        Ok(ws)
     }
 
     /// The kernels runnable on this context, in table order.

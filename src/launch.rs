@@ -2,7 +2,7 @@
 //!
 //! Every entry point takes one parameter block by value, of the kind its family declares
 //! ([`Family::params`](tcgemm_kernels::config::Family::params)): [`GemmParams`], [`TmaParams`],
-//! [`ConvertParams`] or [`CeilingParams`]. [`launch`] checks the block against the kernel before
+//! [`ConvertParams`], [`CeilingParams`] or [`SplitkReduceParams`]. [`launch`] checks the block against the kernel before
 //! enqueueing it.
 
 use crate::error::{invalid, Error, Result};
@@ -11,7 +11,9 @@ use crate::problem::Problem;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{result, CudaContext, CudaFunction};
 use tcgemm_kernels::config::{ParamsKind, DEFAULT_GROUP_M};
-use tcgemm_kernels::params::{flags, CeilingParams, ConvertParams, GemmParams, TmaParams};
+use tcgemm_kernels::params::{
+    flags, CeilingParams, ConvertParams, GemmParams, SplitkReduceParams, TmaParams,
+};
 
 /// A `#[repr(C)]` parameter block an entry point takes by value.
 pub(crate) trait ParamsBlock: Copy {
@@ -33,6 +35,10 @@ impl ParamsBlock for ConvertParams {
 
 impl ParamsBlock for CeilingParams {
     const KIND: ParamsKind = ParamsKind::Ceiling;
+}
+
+impl ParamsBlock for SplitkReduceParams {
+    const KIND: ParamsKind = ParamsKind::SplitkReduce;
 }
 
 /// Narrows a validated size to the kernel's `u32`.

@@ -45,6 +45,7 @@ mod plan;
 mod problem;
 mod raw;
 mod rules;
+mod splitk;
 #[cfg(test)]
 mod test_support;
 mod tma;
@@ -57,4 +58,5 @@ pub use plan::Plan;
 pub use problem::{Alignment, Operand, OperandLayout, Problem};
 pub use raw::RawBuffer;
 pub use rules::{can_implement, OperandPart, Reason};
+pub use splitk::Split;
 pub use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math, Role, Target};

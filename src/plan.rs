@@ -2,7 +2,8 @@
 
 use crate::error::{invalid, Error, Result};
 use crate::problem::Problem;
-use tcgemm_kernels::config::KernelSpec;
+use crate::splitk::{self, Split};
+use tcgemm_kernels::config::{KernelSpec, KERNELS};
 
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`](crate::Context::plan),
 /// [`Context::plan_for`](crate::Context::plan_for) and by [`Context::gemm`](crate::Context::gemm)
@@ -12,6 +13,11 @@ use tcgemm_kernels::config::KernelSpec;
 /// `z = ctaid.y + ctaid.z·nctaid.y` (y up to 65535, z for larger batches). Persistent kernels
 /// (the Hopper TMA kernels) instead take `(min(tiles·batch, SMs), 1, 1)`. A call with no output
 /// (`m`, `n` or `batch` zero) plans a grid with a zero extent and launches nothing.
+///
+/// A call split along K ([`Plan::split`], [`Split::is_split`]) runs `kernel` (then the f32-output
+/// kernel of the dispatched one's tile) over the k-slices as a batch (`grid.1` = the slices of
+/// full depth; a shorter last slice is a second launch of the same grid x), then
+/// [`Split::reduce`]. See `src/splitk.rs` for the model.
 ///
 /// ```no_run
 /// use tcgemm::{Context, Gemm};
@@ -30,6 +36,8 @@ pub struct Plan {
     pub block: (u32, u32, u32),
     /// Dynamic shared memory per block, bytes.
     pub smem_bytes: u32,
+    /// The split along K: `slices == 1` when the call runs in one pass.
+    pub split: Split,
 }
 
 /// Largest grid x dimension CUDA accepts.
@@ -70,7 +78,7 @@ impl Plan {
             let work = problem.work_items(kernel.block);
             // ≤ sm_count, so it fits u32
             let ctas = work.min(u64::from(sm_count.max(1))) as u32;
-            return Ok(Plan::with_grid(kernel, (ctas, 1, 1), kernel.smem_bytes));
+            return Ok(Plan::with_grid(kernel, (ctas, 1, 1), kernel.smem_bytes).unsplit(g.k));
         }
         // Batch item z = ctaid.y + ctaid.z·nctaid.y: y up to 65535, z for the rest (the kernels
         // return early for z ≥ batch, so the last z slice may overshoot).
@@ -91,7 +99,51 @@ impl Plan {
         }
         // All fit in u32: tiles ≤ i32::MAX, batch_y and batch_z ≤ 65535.
         let grid = (tiles as u32, batch_y as u32, batch_z.max(1) as u32);
-        Ok(Plan::with_grid(kernel, grid, kernel.smem_bytes))
+        Ok(Plan::with_grid(kernel, grid, kernel.smem_bytes).unsplit(g.k))
+    }
+
+    /// This plan, one pass over all of `k`.
+    fn unsplit(self, k: usize) -> Plan {
+        Plan {
+            split: Split::none(u32::try_from(k).unwrap_or(u32::MAX)),
+            ..self
+        }
+    }
+
+    /// This plan split along K where the model (`src/splitk.rs`) says so: for a non-persistent
+    /// kernel, a call of one batch item that reads A and B, with few output tiles and a long K,
+    /// whose f32-output twin and reduction kernel `loaded` accepts. Otherwise `self` unchanged.
+    pub(crate) fn split_k(
+        self,
+        problem: &Problem,
+        sm_count: u32,
+        loaded: impl Fn(&KernelSpec) -> bool,
+    ) -> Plan {
+        let Some(twin) = splitk::f32_twin(self.kernel, KERNELS).filter(|t| loaded(t)) else {
+            return self;
+        };
+        let Some(reduce) = splitk::reduction(problem.output(), KERNELS).filter(|r| loaded(r))
+        else {
+            return self;
+        };
+        let Some((slices, kslice)) = splitk::choose(twin, problem, sm_count) else {
+            return self;
+        };
+        let g = problem.gemm();
+        let ldw = splitk::workspace_ld(g.n as u64);
+        let split = Split {
+            slices,
+            kslice,
+            workspace_bytes: u64::from(slices) * g.m as u64 * ldw * 4,
+            reduce: Some(reduce),
+        };
+        // tiles < slots/2 here, so grid x fits u32
+        let tiles = problem.tiles(twin.block) as u32;
+        let batched = split.batched_slices(g.k as u64);
+        Plan {
+            split,
+            ..Plan::with_grid(twin, (tiles, batched, 1), twin.smem_bytes)
+        }
     }
 
     /// `kernel` on a grid of `grid` blocks of its `threads`, with `smem_bytes` of dynamic shared
@@ -106,6 +158,7 @@ impl Plan {
             grid,
             block: (kernel.threads, 1, 1),
             smem_bytes,
+            split: Split::none(0),
         }
     }
 }

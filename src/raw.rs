@@ -175,7 +175,7 @@ impl Context {
         // SAFETY: the caller guarantees (# Safety 1–4) that the addresses are live device memory of
         // this context of the lengths `problem` was validated against, untouched until the kernel
         // completes on `stream`, a live stream of this context.
-        unsafe { self.launch_problem(spec, &problem, stream) }.map(Some)
+        unsafe { self.launch_problem(spec, &problem, stream, false) }.map(Some)
     }
 
     /// Checks that `stream` belongs to this context's CUDA context (skipped when the driver

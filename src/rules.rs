@@ -131,6 +131,10 @@ impl core::fmt::Display for Reason {
             Reason::NotGemm { role } => {
                 let (what, see) = match role {
                     Role::Convert => ("an element-wise conversion", "Context::convert"),
+                    Role::SplitkReduce => (
+                        "the split-K reduction",
+                        "Context::gemm, which runs it after a call split along K",
+                    ),
                     _ => (
                         "an instruction-ceiling microbenchmark",
                         "Context::instruction_ceiling",

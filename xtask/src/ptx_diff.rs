@@ -1,5 +1,12 @@
 //! `cargo xtask ptx-diff <dir>`: the kept PTX (ptx/) compared with the copies in `<dir>` kernel by
 //! kernel, so a refactor can show which kernels' code changed and which did not.
+//!
+//! LLVM names basic-block labels after the function's position in the module (`$L__BB64_155`:
+//! block 155 of function 64) and the module lists the entries by name, so adding a kernel renumbers
+//! the labels of every kernel after it. A kernel whose text differs only in those numbers is
+//! reported as `renumbered` (same instructions, same blocks; ptxas emits the same machine code) and
+//! is not a difference. Likewise the module header's kernel count (`// Kernels: N`), the
+//! `// .globl` marker of each entry and blank lines are left out of the text outside the kernels.
 
 use std::path::Path;
 
@@ -28,10 +35,41 @@ fn first_difference<'t>(a: &'t str, b: &'t str) -> (usize, &'t str, &'t str) {
     }
 }
 
+/// `text` with the function number of every basic-block label removed: `$L__BB64_155` and the
+/// comment form `BB64_155` become `$L__BB_155` and `BB_155`.
+fn without_label_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("BB") {
+        let (head, tail) = rest.split_at(i + 2);
+        out.push_str(head);
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let after = &tail[digits..];
+        let is_label = digits > 0 && after.starts_with('_');
+        rest = if is_label { after } else { tail };
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The module text outside the kernels without what follows the set of kernels (compared one
+/// by one): the header's kernel count, the `// .globl NAME` marker before each entry and blank
+/// lines.
+fn without_kernel_count(rest: &str) -> String {
+    rest.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.is_empty() || t.starts_with("// Kernels:") || t.starts_with("// .globl"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Counts of one comparison.
 #[derive(Default)]
 struct Tally {
     identical: usize,
+    renumbered: usize,
     differ: usize,
     allowed: usize,
     unexplained: Vec<String>,
@@ -46,6 +84,11 @@ fn compare_module(base: &str, kept: &str, target: Target, allow: &[String], t: &
             Some((_, old)) if old == text => {
                 t.identical += 1;
                 println!("identical  {cpu:<6}  {name}");
+                continue;
+            }
+            Some((_, old)) if without_label_numbers(old) == without_label_numbers(text) => {
+                t.renumbered += 1;
+                println!("renumbered {cpu:<6}  {name} (identical but for label numbers)");
                 continue;
             }
             Some((_, old)) => {
@@ -81,8 +124,8 @@ fn compare_module(base: &str, kept: &str, target: Target, allow: &[String], t: &
     if order(&b.entries) != order(&k.entries) {
         println!("note       {cpu:<6}  the kernels appear in a different order");
     }
-    if b.rest == k.rest {
-        println!("identical  {cpu:<6}  (module text outside the kernels)");
+    if without_kernel_count(&b.rest) == without_kernel_count(&k.rest) {
+        println!("identical  {cpu:<6}  (module text outside the kernels, but for the kernel count and markers)");
     } else {
         let (line, was, now) = first_difference(&b.rest, &k.rest);
         println!(
@@ -106,9 +149,10 @@ pub fn ptx_diff(root: &Path, dir: &Path, allow: &[String]) -> Result<(), String>
         compare_module(&base, &kept, target, allow, &mut t);
     }
     println!(
-        "ptx-diff: {} kernels: {} identical, {} differ ({} on the allow list {:?})",
-        t.identical + t.differ,
+        "ptx-diff: {} kernels: {} identical, {} identical but for label numbers, {} differ ({} on the allow list {:?})",
+        t.identical + t.renumbered + t.differ,
         t.identical,
+        t.renumbered,
         t.differ,
         t.allowed,
         allow
@@ -139,5 +183,22 @@ mod tests {
     fn finds_the_first_differing_line() {
         assert_eq!(first_difference("a\nb\nc", "a\nx\nc"), (2, "b", "x"));
         assert_eq!(first_difference("a", "a\nb"), (2, "<end>", "b"));
+    }
+
+    #[test]
+    fn label_numbers_are_dropped_and_nothing_else() {
+        let a = "@%p7 bra \t$L__BB64_155;\n$L__BB64_3: // Header=BB64_9 Depth=1 %bb.10 BB";
+        let b = "@%p7 bra \t$L__BB67_155;\n$L__BB67_3: // Header=BB67_9 Depth=1 %bb.10 BB";
+        assert_eq!(without_label_numbers(a), without_label_numbers(b));
+        assert!(without_label_numbers(a).contains("$L__BB_155;"));
+        // other block numbers and registers stay
+        assert_ne!(
+            without_label_numbers("$L__BB64_155"),
+            without_label_numbers("$L__BB64_156")
+        );
+        assert_ne!(
+            without_label_numbers("%r64_1"),
+            without_label_numbers("%r65_1")
+        );
     }
 }

@@ -82,6 +82,12 @@ rules::catalog! {
         f16      f32    4,
         bf16     f32    4,
     }
+    splitk {
+        // C's element  blocks/SM  (the slices are always f32)
+        f32             4,
+        f16             4,
+        bf16            4,
+    }
 }
 
 #[cfg(test)]
@@ -158,5 +164,6 @@ mod tests {
         assert_eq!(count(Family::MmaSyncMultistage), 60);
         assert_eq!(count(Family::TmaWarpSpecialized), 20);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
+        assert_eq!(count(Family::SplitkReduce), 3);
     }
 }

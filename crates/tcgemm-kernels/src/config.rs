@@ -129,6 +129,10 @@ pub enum Family {
     Ceiling,
     /// An element-wise conversion (never dispatched; takes [`ConvertParams`](crate::params::ConvertParams)).
     Convert,
+    /// The split-K reduction `C = alpha·Σ_s W[s] + beta·C` over the f32 slices a GEMM split along
+    /// K wrote (never dispatched; run by the host after the slices; takes
+    /// [`SplitkReduceParams`](crate::params::SplitkReduceParams)).
+    SplitkReduce,
 }
 
 /// The parameter block an entry point takes by value.
@@ -142,6 +146,8 @@ pub enum ParamsKind {
     Ceiling,
     /// [`ConvertParams`](crate::params::ConvertParams).
     Convert,
+    /// [`SplitkReduceParams`](crate::params::SplitkReduceParams).
+    SplitkReduce,
 }
 
 impl Family {
@@ -158,6 +164,7 @@ impl Family {
         match self {
             Family::Ceiling => Role::Ceiling,
             Family::Convert => Role::Convert,
+            Family::SplitkReduce => Role::SplitkReduce,
             _ => Role::Gemm,
         }
     }
@@ -168,6 +175,7 @@ impl Family {
             Family::TmaWarpSpecialized => ParamsKind::Tma,
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
+            Family::SplitkReduce => ParamsKind::SplitkReduce,
             _ => ParamsKind::Gemm,
         }
     }
@@ -196,6 +204,10 @@ pub enum Role {
     /// An element-wise conversion `input → output`: never dispatched. Takes a
     /// [`ConvertParams`](crate::params::ConvertParams) (`src` → `dst`, `len` elements).
     Convert,
+    /// The split-K reduction of f32 slices into C of the kernel's `output` element: never
+    /// dispatched; the host runs it after a GEMM split along K. Takes a
+    /// [`SplitkReduceParams`](crate::params::SplitkReduceParams).
+    SplitkReduce,
 }
 
 /// Multiply-accumulate instructions per loop trip of a ceiling kernel: per thread for FFMA, per

@@ -157,3 +157,44 @@ pub struct CeilingParams {
     /// FFMA ceiling: the addend.
     pub y: f32,
 }
+
+/// The single kernel argument of the split-K reduction kernels
+/// (`config::Family::SplitkReduce`): `C[i,j] = alpha·(Σ_{s<slices} W[s][i,j]) + beta·C[i,j]`,
+/// summed in slice order (bitwise reproducible), converted to C's element with round to nearest
+/// even. `W[s][i,j]` is the f32 at `workspace + (s·slice_stride + i·ldw + j)·4`.
+///
+/// Flags ([`flags`]): `BETA_ZERO` (C is not read), `VEC_C` (C's base and `ldc` allow one vector
+/// access per group of 4 elements: 16 bytes of f32, 8 bytes of 16-bit elements). The workspace is
+/// always read 16 bytes at a time: its base is 16-byte aligned and `ldw`, `slice_stride` are
+/// multiples of 4.
+///
+/// ```
+/// use tcgemm_kernels::params::SplitkReduceParams;
+/// assert_eq!(core::mem::size_of::<SplitkReduceParams>(), 64);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SplitkReduceParams {
+    /// Address of slice 0 of the f32 workspace.
+    pub workspace: u64,
+    /// Address of C.
+    pub c: u64,
+    /// Elements (f32) between consecutive slices of the workspace, a multiple of 4.
+    pub slice_stride: u64,
+    /// Leading dimension of the workspace, in elements, a multiple of 4 and ≥ `n`.
+    pub ldw: u64,
+    /// Leading dimension of C, in elements.
+    pub ldc: u64,
+    /// Rows of C.
+    pub m: u32,
+    /// Columns of C.
+    pub n: u32,
+    /// Number of slices summed (≥ 1).
+    pub slices: u32,
+    /// Scale of the sum.
+    pub alpha: f32,
+    /// Scale of the prior C.
+    pub beta: f32,
+    /// Bit set of [`flags`] (`BETA_ZERO`, `VEC_C`).
+    pub flags: u32,
+}

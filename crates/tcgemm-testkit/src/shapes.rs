@@ -174,6 +174,29 @@ pub const TRANSFORMER: [Shape; 9] = [
 /// One small dimension.
 pub const SKINNY: [Shape; 3] = [sh(64, 8192, 8192), sh(8192, 64, 8192), sh(8192, 8192, 64)];
 
+/// LLM decode (issue 14): M (tokens) ∈ {1, 16, 32, 128} × (N, K) of 8B-class layers:
+/// attention (4096, 4096), MLP up/gate (14336, 4096), MLP down (4096, 14336), vocabulary
+/// (128256, 4096). Not in [`all_shapes`]: ask for it (`--shapes decode`). 16×4096×4096 and
+/// 128×4096×4096 are also transformer shapes and report under that suite.
+pub const DECODE: [Shape; 16] = [
+    sh(1, 4096, 4096),
+    sh(1, 14336, 4096),
+    sh(1, 4096, 14336),
+    sh(1, 128256, 4096),
+    sh(16, 4096, 4096),
+    sh(16, 14336, 4096),
+    sh(16, 4096, 14336),
+    sh(16, 128256, 4096),
+    sh(32, 4096, 4096),
+    sh(32, 14336, 4096),
+    sh(32, 4096, 14336),
+    sh(32, 128256, 4096),
+    sh(128, 4096, 4096),
+    sh(128, 14336, 4096),
+    sh(128, 4096, 14336),
+    sh(128, 128256, 4096),
+];
+
 /// Sizes that are not multiples of any tile.
 pub const ODD: [Shape; 2] = [sh(1921, 1023, 517), sh(4095, 4095, 4095)];
 
@@ -244,11 +267,12 @@ impl Shape {
     }
 
     /// The suite of the report this shape belongs to (`squares`, `transformer`, `skinny`, `odd`,
-    /// `batched`; `other` for a shape named on the command line), whatever its layout.
+    /// `batched`, `decode`; `other` for a shape named on the command line), whatever its layout.
     ///
     /// ```
     /// use tcgemm_testkit::Shape;
     /// assert_eq!(Shape::parse("4096:nt").unwrap().suite(), "squares");
+    /// assert_eq!(Shape::new(1, 128256, 4096).suite(), "decode");
     /// assert_eq!(Shape::new(3, 5, 7).suite(), "other");
     /// ```
     pub fn suite(&self) -> &'static str {
@@ -257,12 +281,13 @@ impl Shape {
             trans_b: false,
             ..*self
         };
-        let suites: [(&'static str, &[Shape]); 5] = [
+        let suites: [(&'static str, &[Shape]); 6] = [
             ("squares", &SQUARES),
             ("transformer", &TRANSFORMER),
             ("skinny", &SKINNY),
             ("odd", &ODD),
             ("batched", &BATCHED),
+            ("decode", &DECODE),
         ];
         suites
             .iter()
@@ -371,7 +396,7 @@ impl Shape {
     }
 
     /// Parses a comma list of shapes and presets (`squares`, `transformer`, `skinny`, `odd`,
-    /// `batched`, `quick`, `all`), keeping the first of any duplicates.
+    /// `batched`, `decode`, `quick`, `all`), keeping the first of any duplicates.
     pub fn parse_list(list: &str) -> Result<Vec<Shape>, String> {
         let mut v: Vec<Shape> = Vec::new();
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -381,6 +406,7 @@ impl Shape {
                 "skinny" => SKINNY.to_vec(),
                 "odd" => ODD.to_vec(),
                 "batched" => BATCHED.to_vec(),
+                "decode" => DECODE.to_vec(),
                 "quick" => QUICK.to_vec(),
                 "all" => all_shapes(),
                 _ => vec![Shape::parse(item)?],

@@ -17,14 +17,15 @@ macro_rules! catalog {
         }
         ceiling { $($instr:ident $cin:ident $cmath:ident $cblocks:literal,)* }
         convert { $($from:ident $to:ident $vblocks:literal,)* }
+        splitk { $($sout:ident $sblocks:literal,)* }
     ) => {
         /// Every kernel entry point tcgemm builds: the catalog's GEMM lines in order, each expanded
-        /// over its layouts, then the ceiling and conversion kernels.
+        /// over its layouts, then the ceiling, conversion and split-K reduction kernels.
         ///
         /// ```
         /// use tcgemm_kernels::config::{Role, KERNELS};
         /// let gemm = KERNELS.iter().filter(|k| k.role() == Role::Gemm).count();
-        /// assert_eq!(gemm + 8, KERNELS.len());
+        /// assert_eq!(gemm + 11, KERNELS.len());
         /// ```
         pub const KERNELS: &[KernelSpec] = &[
             $($(
@@ -35,6 +36,7 @@ macro_rules! catalog {
             )+)*
             $($crate::catalog::rules::ceiling_spec!($instr $cin $cmath $cblocks),)*
             $($crate::catalog::rules::convert_spec!($from $to $vblocks),)*
+            $($crate::catalog::rules::splitk_spec!($sout $sblocks),)*
         ];
 
         #[cfg(target_arch = "nvptx64")]
@@ -52,6 +54,9 @@ macro_rules! catalog {
             $($crate::kernels::ceiling_entry!($cmath, concat!("ceiling_", stringify!($instr)));)*
             $($crate::kernels::convert_entry!(
                 $from $to, concat!("convert_", stringify!($from), "_to_", stringify!($to))
+            );)*
+            $($crate::kernels::splitk_entry!(
+                $sout, concat!("splitk_reduce_f32_to_", stringify!($sout))
             );)*
         };
     };
@@ -222,6 +227,29 @@ macro_rules! convert_spec {
     };
 }
 
+/// The record of a split-K reduction kernel `splitk_reduce_f32_to_{out}`: as a conversion
+/// kernel's, f32 slices in, C's element out.
+macro_rules! splitk_spec {
+    ($out:ident $blocks:literal) => {
+        $crate::config::KernelSpec {
+            name: concat!("splitk_reduce_f32_to_", stringify!($out)),
+            family: $crate::config::Family::SplitkReduce,
+            input: $crate::config::Elem::F32,
+            output: $crate::catalog::rules::elem!($out),
+            math: $crate::config::Math::Ffma,
+            trans_a: false,
+            trans_b: false,
+            block: $crate::config::GemmShape::new(1, 1, 1),
+            warp: $crate::config::GemmShape::new(1, 1, 1),
+            stages: 1,
+            threads: $crate::utility::splitk::THREADS,
+            min_blocks_per_sm: $blocks,
+            smem_bytes: 0,
+            rank: 0,
+        }
+    };
+}
+
 /// `(trans_a, trans_b)` of a layout token: `n` = stored as in the product, `t` = transposed.
 macro_rules! layout {
     (nn) => {
@@ -263,5 +291,5 @@ macro_rules! first {
 
 pub(crate) use {
     body_rule, catalog, ceiling_spec, convert_spec, elem, first, gemm_spec, kernel_name, layout,
-    precision,
+    precision, splitk_spec,
 };

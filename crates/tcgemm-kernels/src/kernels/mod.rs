@@ -5,8 +5,8 @@
 //! register itself: the PTX is unchanged.)
 //!
 //! The entries are not written here one by one: each line of the [catalog](crate::catalog) expands
-//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!` or `convert_entry!` with the kernel's name and
-//! record. An entry is an `extern "ptx-kernel" fn` exported under the kernel's name, in the module of
+//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!`, `convert_entry!` or `splitk_entry!` with
+//! the kernel's name and record. An entry is an `extern "ptx-kernel" fn` exported under the kernel's name, in the module of
 //! its family (sm_90a for the TMA kernels, sm_80 for the rest), taking its family's parameter block
 //! by value and calling the family's body with const generics derived from the record.
 
@@ -220,6 +220,40 @@ macro_rules! convert_entry {
     };
 }
 
+/// A split-K reduction entry: `splitk_entry!(OUT, NAME)`, a grid-stride loop over one
+/// `SplitkReduceParams` writing C of element `OUT`.
+macro_rules! splitk_entry {
+    (f32, $name:expr) => {
+        $crate::kernels::splitk_entry!(@ $name, F32);
+    };
+    (f16, $name:expr) => {
+        $crate::kernels::splitk_entry!(@ $name, F16);
+    };
+    (bf16, $name:expr) => {
+        $crate::kernels::splitk_entry!(@ $name, Bf16);
+    };
+    (@ $name:expr, $out:ident) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            /// A split-K reduction kernel (`config::Family::SplitkReduce`).
+            ///
+            /// # Safety
+            /// Launched only by the host crate, after the slices it sums, with a workspace and a C
+            /// it validated.
+            #[export_name = $name]
+            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::SplitkReduceParams) {
+                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+                $crate::utility::splitk::reduce::<$crate::epilogue::$out>(
+                    &p,
+                    thread_idx_x(),
+                    block_idx_x(),
+                    grid_dim_x(),
+                );
+            }
+        };
+    };
+}
+
 #[cfg(not(target_feature = "sm_90a"))]
 pub(crate) use grid_entry;
-pub(crate) use {ceiling_entry, convert_entry, gemm_entry};
+pub(crate) use {ceiling_entry, convert_entry, gemm_entry, splitk_entry};

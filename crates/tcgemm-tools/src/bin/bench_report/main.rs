@@ -63,7 +63,7 @@ struct Args {
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
     kernels: Vec<String>,
     /// Comma list of N, MxNxK, BATCH*MxNxK (optionally :nt, :tn, :tt) or presets: squares,
-    /// transformer, skinny, odd, batched, quick, all [default: all].
+    /// transformer, skinny, odd, batched, decode, quick, all [default: all].
     #[arg(long, value_parser = Shape::parse_list, value_name = "LIST")]
     shapes: Option<::std::vec::Vec<Shape>>,
     /// Comma list of fp32, tf32, f16, f16f32, bf16 [default: fp32,tf32,f16,bf16; f16 also runs

@@ -113,7 +113,11 @@ fn planned_rows<I: TestElem, O: TestElem>(
     let plan = env
         .ctx
         .plan::<I, O>(&shape.gemm(path.precision()))
-        .map(|p| p.kernel.name)
+        // a call split along K: the slices' kernel, then `/S` and the slice depth
+        .map(|p| match p.split.slices {
+            1 => p.kernel.name.to_string(),
+            s => format!("{} /{s}x{}k", p.kernel.name, p.split.kslice),
+        })
         .map_err(err_text);
     let mut imps: Vec<Imp> = Vec::new();
     let mut rows = vec![Row {

@@ -1,0 +1,283 @@
+//! Deterministic split-K: a call with few output tiles and a long K runs its kernel over `S`
+//! k-slices at once, each writing an f32 partial product into the [`Context`](crate::Context)'s
+//! workspace, then the reduction kernel (`Family::SplitkReduce`) sums the slices in order into C
+//! (`C = alpha·Σ_s W[s] + beta·C`). No atomics, a fixed order: results stay bitwise reproducible.
+//!
+//! # The model ([`choose`])
+//! Split only a non-persistent GEMM kernel (one CTA per output tile), a call with `batch == 1`
+//! that reads A and B (`k ≥ 1`, `alpha ≠ 0`), whose C has an f32 twin of the kernel (the kernel
+//! itself for f32 output; for 16-bit output the kernel of the same family, tile, layout, input and
+//! instruction writing f32, found in the table), and only when
+//! - the output tiles fill less than half the device's CTA slots: `tiles < slots / 2`, with
+//!   `slots = SMs · min_blocks_per_sm` (of the f32 twin), and
+//! - K is long: `K ≥ 8 · block k`.
+//!
+//! Then `S = ⌊slots / tiles⌋` (tiles·S at most one full wave of CTA slots), at most
+//! [`MAX_SLICES`], and at most `K / min_slice` with `min_slice = max(`[`MIN_SLICE_K`]`, 4·block k)`.
+//! The slice depth `kslice = ⌈K / S⌉` rounded up to a multiple of the block k and of 8 elements
+//! (so every slice's start keeps the operand's 16-byte alignment); then `S = ⌈K / kslice⌉`. No
+//! split when `S < 2`. Slices `0..S−1` (all of them when `kslice` divides K) run as one strided
+//! batch; a last, shorter slice `K − (S−1)·kslice` runs as a second launch of the same kernel.
+//!
+//! The workspace holds `S` slices of `m × ldw` f32, `ldw = n` rounded up to 4, so every slice row
+//! starts 16-byte aligned (the GEMM stores and the reduction loads are 16-byte accesses).
+
+use crate::problem::Problem;
+use tcgemm_kernels::config::{Elem, KernelSpec, Role};
+use tcgemm_kernels::params::{flags, GemmParams, SplitkReduceParams};
+
+/// Most slices one call is split into.
+pub const MAX_SLICES: u32 = 32;
+/// Least depth of a slice, in elements of K (a slice also has at least 4 block-k tiles).
+pub const MIN_SLICE_K: u64 = 256;
+
+/// How a call is split along K ([`Plan::split`](crate::Plan::split)): `slices == 1` is no split.
+///
+/// ```no_run
+/// use tcgemm::{Context, Gemm};
+/// let ctx = Context::new(0)?;
+/// let plan = ctx.plan::<half::f16, half::f16>(&Gemm::new(16, 4096, 4096))?;
+/// println!("{} slices of {} k, {} bytes of workspace", plan.split.slices, plan.split.kslice,
+///          plan.split.workspace_bytes);
+/// # Ok::<(), tcgemm::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// Number of k-slices `S` (1: the call is not split).
+    pub slices: u32,
+    /// Depth of every slice but possibly the last (the call's `k` when not split).
+    pub kslice: u32,
+    /// Bytes of the context's f32 workspace the call uses (0 when not split).
+    pub workspace_bytes: u64,
+    /// The reduction kernel that sums the slices into C (`None` when not split).
+    pub reduce: Option<&'static KernelSpec>,
+}
+
+impl Split {
+    /// No split: one pass over all of `k`.
+    ///
+    /// ```
+    /// assert_eq!(tcgemm::Split::none(77).slices, 1);
+    /// ```
+    pub fn none(k: u32) -> Split {
+        Split {
+            slices: 1,
+            kslice: k,
+            workspace_bytes: 0,
+            reduce: None,
+        }
+    }
+
+    /// Whether the call is split (`slices > 1`).
+    ///
+    /// ```
+    /// assert!(!tcgemm::Split::none(64).is_split());
+    /// ```
+    pub fn is_split(&self) -> bool {
+        self.slices > 1
+    }
+
+    /// Depth of the last slice: `k − (S−1)·kslice`, in `1..=kslice`.
+    pub(crate) fn last_k(&self, k: u64) -> u64 {
+        k - u64::from(self.slices - 1) * u64::from(self.kslice)
+    }
+
+    /// Slices that run as the first (strided-batch) launch: all of them when the last is full,
+    /// else `S − 1` (the last runs as a second launch).
+    pub(crate) fn batched_slices(&self, k: u64) -> u32 {
+        if self.last_k(k) == u64::from(self.kslice) {
+            self.slices
+        } else {
+            self.slices - 1
+        }
+    }
+}
+
+/// The workspace's leading dimension: `n` rounded up to 4 f32 (16 bytes).
+pub(crate) fn workspace_ld(n: u64) -> u64 {
+    n.div_ceil(4) * 4
+}
+
+/// The f32-output twin of GEMM kernel `kernel` in `table`: itself when it writes f32, else the
+/// kernel of the same family, tile, layout, input and instruction that writes f32.
+pub(crate) fn f32_twin<'t>(
+    kernel: &'t KernelSpec,
+    table: &'t [KernelSpec],
+) -> Option<&'t KernelSpec> {
+    if kernel.output == Elem::F32 {
+        return Some(kernel);
+    }
+    table.iter().find(|t| {
+        t.role() == Role::Gemm
+            && t.output == Elem::F32
+            && (t.family, t.input, t.math) == (kernel.family, kernel.input, kernel.math)
+            && (t.trans_a, t.trans_b) == (kernel.trans_a, kernel.trans_b)
+            && (t.block, t.warp, t.stages) == (kernel.block, kernel.warp, kernel.stages)
+    })
+}
+
+/// The reduction kernel writing `output` elements.
+pub(crate) fn reduction(output: Elem, table: &[KernelSpec]) -> Option<&KernelSpec> {
+    table
+        .iter()
+        .find(|t| t.role() == Role::SplitkReduce && t.output == output)
+}
+
+/// Least common multiple of two positive numbers.
+fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
+/// The split of `problem` on `kernel` (an f32-output twin, see [`f32_twin`]) for a device of
+/// `sm_count` SMs, by the model in the module docs; `None` when the call is not split.
+pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> Option<(u32, u32)> {
+    let g = problem.gemm();
+    if kernel.family.persistent() || kernel.role() != Role::Gemm || kernel.output != Elem::F32 {
+        return None;
+    }
+    if g.batch != 1 || !problem.reads_ab() {
+        return None;
+    }
+    let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));
+    let tiles = problem.tiles(kernel.block).max(1);
+    let slots = u64::from(sm_count) * u64::from(kernel.min_blocks_per_sm.max(1));
+    if tiles >= slots / 2 || k < 8 * bk || k > u64::from(u32::MAX) {
+        return None;
+    }
+    let min_slice = MIN_SLICE_K.max(4 * bk);
+    let wanted = (slots / tiles)
+        .min(u64::from(MAX_SLICES))
+        .min(k / min_slice);
+    if wanted < 2 {
+        return None;
+    }
+    let unit = lcm(bk, 8);
+    let kslice = k.div_ceil(wanted).div_ceil(unit) * unit;
+    let slices = k.div_ceil(kslice);
+    // slices ≤ wanted ≤ 32 and kslice ≤ k < 2^32
+    (slices >= 2).then_some((slices as u32, kslice as u32))
+}
+
+/// The launches of a split call: the strided batch of full slices, the last shorter slice (if
+/// any) and the reduction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SplitLaunch {
+    /// Slices `0..batched_slices`, one batch item each.
+    pub batched: GemmParams,
+    /// The last slice when it is shorter than `kslice`.
+    pub last: Option<GemmParams>,
+    /// `C = alpha·Σ W[s] + beta·C`.
+    pub reduce: SplitkReduceParams,
+}
+
+/// Whether `bytes` keeps a 16-byte alignment.
+fn aligned16(bytes: u64) -> bool {
+    bytes % 16 == 0
+}
+
+/// The parameters of the slices and the reduction of `problem` (resolved on buffers, whose
+/// parameters are `p`, from [`launch::params`](crate::launch::params)) split as `split`, with
+/// the workspace at `workspace` (16-byte aligned).
+pub(crate) fn split_params(
+    p: &GemmParams,
+    problem: &Problem,
+    split: &Split,
+    workspace: u64,
+) -> SplitLaunch {
+    let ib = u64::from(problem.input().bytes());
+    let ks = u64::from(split.kslice);
+    // elements from one slice's start to the next, in A and in B
+    let step_a = if problem.gemm().trans_a {
+        ks * p.lda
+    } else {
+        ks
+    };
+    let step_b = if problem.gemm().trans_b {
+        ks
+    } else {
+        ks * p.ldb
+    };
+    let ldw = workspace_ld(u64::from(p.n));
+    let slice_c = u64::from(p.m) * ldw;
+    let (a, b) = (problem.a().alignment, problem.b().alignment);
+    let vec = |ok: bool, flag: u32| if ok { flag } else { 0 };
+    // slices from `first` on: the operand's base and ld allow 16-byte accesses, and so do the
+    // offset of slice `first` and the step between slices (always, as kslice is a multiple of 8)
+    let slice_flags = |first: u64| {
+        let keeps = |base_ld: bool, step: u64| {
+            base_ld && aligned16(first * step * ib) && aligned16(step * ib)
+        };
+        vec(keeps(a.base && a.ld, step_a), flags::VEC_A)
+            | vec(keeps(b.base && b.ld, step_b), flags::VEC_B)
+            | flags::VEC_C
+            | flags::BETA_ZERO
+    };
+    let k = u64::from(p.k);
+    let batched_count = split.batched_slices(k);
+    let batched = GemmParams {
+        c: workspace,
+        ldc: ldw,
+        stride_a: step_a,
+        stride_b: step_b,
+        stride_c: slice_c,
+        k: split.kslice,
+        batch: batched_count,
+        alpha: 1.0,
+        beta: 0.0,
+        flags: slice_flags(0),
+        ..*p
+    };
+    let last = (batched_count < split.slices).then(|| {
+        let s = u64::from(batched_count);
+        GemmParams {
+            a: p.a + s * step_a * ib,
+            b: p.b + s * step_b * ib,
+            c: workspace + s * slice_c * 4,
+            // ≤ kslice, a u32
+            k: split.last_k(k) as u32,
+            batch: 1,
+            flags: slice_flags(s),
+            ..batched
+        }
+    });
+    let ob = u64::from(problem.output().bytes());
+    // one vector access per group of 4 elements of C (16 bytes of f32, 8 of 16-bit elements)
+    let vec_c = p.c % (4 * ob) == 0 && p.ldc % 4 == 0;
+    let reduce = SplitkReduceParams {
+        workspace,
+        c: p.c,
+        slice_stride: slice_c,
+        ldw,
+        ldc: p.ldc,
+        m: p.m,
+        n: p.n,
+        slices: split.slices,
+        alpha: p.alpha,
+        beta: p.beta,
+        flags: vec(vec_c, flags::VEC_C) | (p.flags & flags::BETA_ZERO),
+    };
+    SplitLaunch {
+        batched,
+        last,
+        reduce,
+    }
+}
+
+/// Blocks of the reduction over `m×n`: one group of 4 elements per thread, at most
+/// `min_blocks_per_sm` blocks per SM (the kernel strides over the rest), at least one.
+pub(crate) fn reduce_blocks(spec: &KernelSpec, m: u32, n: u32, sm_count: u32) -> u32 {
+    let groups = u64::from(m) * u64::from(n.div_ceil(4));
+    let blocks = groups
+        .div_ceil(u64::from(spec.threads.max(1)))
+        .min(u64::from(sm_count) * u64::from(spec.min_blocks_per_sm))
+        .max(1);
+    // ≤ sm_count · min_blocks_per_sm, a u32 product
+    blocks as u32
+}
+
+#[cfg(test)]
+mod tests;

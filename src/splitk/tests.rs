@@ -1,0 +1,258 @@
+use super::*;
+use crate::gemm::Gemm;
+use crate::plan::Plan;
+use crate::problem::Addresses;
+use crate::test_support::any_math;
+use tcgemm_kernels::config::{find_kernel, Family, KERNELS};
+
+const SMS: u32 = 132;
+
+fn kernel(name: &str) -> &'static KernelSpec {
+    find_kernel(name).unwrap_or_else(|| panic!("{name} is in the table"))
+}
+
+/// The plan of `g` on `name`, split as the model says (every kernel loaded).
+fn plan(name: &str, g: &Gemm) -> Plan {
+    let k = kernel(name);
+    let p = any_math(g, k.input, k.output);
+    Plan::for_kernel(k, &p, SMS)
+        .unwrap()
+        .split_k(&p, SMS, |_| true)
+}
+
+/// The non-persistent GEMM kernels that have an f32 twin (every one but f16 accumulation).
+fn splittable() -> impl Iterator<Item = &'static KernelSpec> {
+    KERNELS.iter().filter(|k| {
+        k.role() == Role::Gemm && !k.family.persistent() && f32_twin(k, KERNELS).is_some()
+    })
+}
+
+/// Decode-like shapes: few rows (or columns), long K.
+fn decode_shapes() -> Vec<Gemm> {
+    let mut v = Vec::new();
+    for m in [1, 3, 16, 32, 128] {
+        for (n, k) in [(4096, 4096), (1000, 4099), (4096, 11008), (4096, 14336)] {
+            v.push(Gemm::new(m, n, k));
+            v.push(Gemm::new(m, n, k).trans_b(true));
+            v.push(Gemm::new(n, m, k).trans_a(true));
+        }
+    }
+    v
+}
+
+#[test]
+fn decode_16x4096x4096_f16_splits_eight_ways_on_the_f32_twin() {
+    let p = plan("f16_f16_nn_64x64x32_w16x32_s4", &Gemm::new(16, 4096, 4096));
+    assert_eq!(p.kernel.name, "f16_f32_nn_64x64x32_w16x32_s4");
+    // 64 tiles, 132·4 = 528 slots: 528/64 = 8 slices of 512
+    assert_eq!((p.split.slices, p.split.kslice), (8, 512));
+    assert_eq!(p.grid, (64, 8, 1));
+    assert_eq!(p.split.workspace_bytes, 8 * 16 * 4096 * 4);
+    let reduce = p.split.reduce.unwrap();
+    assert_eq!(
+        (reduce.family, reduce.output),
+        (Family::SplitkReduce, Elem::F16)
+    );
+}
+
+#[test]
+fn the_twin_comes_from_the_table() {
+    for k in KERNELS.iter().filter(|k| k.role() == Role::Gemm) {
+        match f32_twin(k, KERNELS) {
+            Some(t) => {
+                assert_eq!(t.output, Elem::F32, "{}", k.name);
+                assert_eq!((t.family, t.input, t.math), (k.family, k.input, k.math));
+                assert_eq!((t.block, t.warp, t.stages), (k.block, k.warp, k.stages));
+                assert_eq!((t.trans_a, t.trans_b), (k.trans_a, k.trans_b));
+            }
+            // only f16 accumulation has no f32-output kernel of its tile
+            None => assert_eq!(
+                k.math,
+                tcgemm_kernels::config::Math::MmaF16F16,
+                "{}",
+                k.name
+            ),
+        }
+    }
+    let t = f32_twin(kernel("bf16_bf16_tn_128x128x32_w64x32_s4"), KERNELS).unwrap();
+    assert_eq!(t.name, "bf16_f32_tn_128x128x32_w64x32_s4");
+    for out in [Elem::F32, Elem::F16, Elem::Bf16] {
+        assert_eq!(reduction(out, KERNELS).unwrap().output, out);
+    }
+}
+
+#[test]
+fn decode_shapes_split_within_bounds() {
+    let mut split = 0;
+    for k in splittable() {
+        for g in decode_shapes() {
+            let p = any_math(&g, k.input, k.output);
+            let Some((s, ks)) = choose(f32_twin(k, KERNELS).unwrap(), &p, SMS) else {
+                continue;
+            };
+            split += 1;
+            let (kk, bk) = (g.k as u64, u64::from(k.block.k));
+            let (s, ks) = (u64::from(s), u64::from(ks));
+            let what = format!("{} {g:?}: S = {s}, kslice = {ks}", k.name);
+            assert!((2..=u64::from(MAX_SLICES)).contains(&s), "{what}");
+            assert!(ks % bk == 0 && ks % 8 == 0, "{what}");
+            assert!(ks >= MIN_SLICE_K.max(4 * bk), "{what}");
+            assert!((s - 1) * ks < kk && kk <= s * ks, "{what}");
+            let slots = u64::from(SMS) * u64::from(k.min_blocks_per_sm);
+            assert!(p.tiles(k.block) * s <= slots, "{what}");
+        }
+    }
+    assert!(split > 100, "only {split} decode plans split");
+    // every decode shape splits on the 64×64 16-bit kernels
+    for g in decode_shapes().iter().filter(|g| g.m.min(g.n) <= 32) {
+        let layout = match (g.trans_a, g.trans_b) {
+            (false, false) => "nn",
+            (false, true) => "nt",
+            _ => "tn",
+        };
+        let p = plan(&format!("f16_f16_{layout}_64x64x32_w16x32_s4"), g);
+        assert!(p.split.is_split(), "{g:?}");
+    }
+}
+
+#[test]
+fn large_squares_batches_and_trivial_calls_do_not_split() {
+    for name in [
+        "f16_f16_nn_128x256x32_w64x64_s4",
+        "f16_f32_nn_64x64x32_w16x32_s4",
+        "sgemm_nn_128x128x8_t8x8_s2",
+        "tf32_nn_128x128x32_w64x32_s3",
+    ] {
+        for g in [
+            Gemm::new(4096, 4096, 4096),
+            Gemm::new(16, 4096, 4096).batch(2),
+            Gemm::new(16, 4096, 4096).alpha(0.0),
+            Gemm::new(16, 4096, 128),
+            Gemm::new(16, 4096, 0),
+        ] {
+            let p = plan(name, &g);
+            assert_eq!(p.split.slices, 1, "{name} {g:?}");
+            assert_eq!(p.kernel.name, name);
+            assert_eq!(p.split.workspace_bytes, 0);
+            assert!(p.split.reduce.is_none());
+        }
+    }
+    // persistent kernels and f16 accumulation never split
+    let tma = "f16_f16_nn_128x256x64_w64x256_s4_tma";
+    assert!(!plan(tma, &Gemm::new(16, 4096, 4096)).split.is_split());
+    let acc16 = "f16_f16_nn_128x128x32_w64x32_s4_acc16";
+    assert!(!plan(acc16, &Gemm::new(16, 4096, 4096)).split.is_split());
+    // a kernel that is not loaded is not used for the split
+    let k = kernel("f16_f16_nn_64x64x32_w16x32_s4");
+    let g = Gemm::new(16, 4096, 4096);
+    let p = any_math(&g, k.input, k.output);
+    let unsplit = Plan::for_kernel(k, &p, SMS).unwrap();
+    let none_loaded = unsplit.split_k(&p, SMS, |s| s.output != Elem::F32);
+    assert_eq!(none_loaded.kernel.name, k.name);
+    assert!(!none_loaded.split.is_split());
+    assert_eq!(unsplit.split, Split::none(4096));
+}
+
+#[test]
+fn the_last_slice_takes_the_remainder() {
+    let p = plan("f16_f16_nn_64x64x32_w16x32_s4", &Gemm::new(3, 1000, 4099));
+    let s = p.split;
+    // 16 tiles: 528/16 = 33 → 32 slices wanted, 4099/256 = 16 → 16; kslice = 288, S = 15
+    assert_eq!((s.slices, s.kslice), (15, 288));
+    assert_eq!(s.last_k(4099), 4099 - 14 * 288);
+    assert_eq!(s.batched_slices(4099), 14);
+    assert_eq!(p.grid, (16, 14, 1));
+    // an exact division has no second launch
+    let even = plan("f16_f16_nn_64x64x32_w16x32_s4", &Gemm::new(16, 4096, 4096)).split;
+    assert_eq!((even.last_k(4096), even.batched_slices(4096)), (512, 8));
+}
+
+/// The slices' and the reduction's parameters of `g` (f16 → f16 on the 64×64 kernel), with A,
+/// B, C at 16-byte-aligned addresses.
+fn launch_of(g: &Gemm) -> (Split, GemmParams, SplitLaunch) {
+    let k = kernel("f16_f16_nn_64x64x32_w16x32_s4");
+    let k = find_kernel(&k.name.replace("_nn_", &format!("_{}_", layout(g)))).unwrap();
+    let p = any_math(g, k.input, k.output).at(Addresses {
+        a: 0x1_0000_0000,
+        b: 0x2_0000_0000,
+        c: 0x3_0000_0000,
+    });
+    let plan = Plan::for_kernel(k, &p, SMS)
+        .unwrap()
+        .split_k(&p, SMS, |_| true);
+    assert!(plan.split.is_split(), "{g:?}");
+    let gp = crate::launch::params(&p).unwrap();
+    let l = split_params(&gp, &p, &plan.split, 0x4_0000_0000);
+    (plan.split, gp, l)
+}
+
+fn layout(g: &Gemm) -> &'static str {
+    match (g.trans_a, g.trans_b) {
+        (false, false) => "nn",
+        (false, true) => "nt",
+        (true, false) => "tn",
+        (true, true) => "tt",
+    }
+}
+
+#[test]
+fn slices_step_along_k_in_every_layout() {
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let g = Gemm::new(3, 1000, 4099).trans_a(ta).trans_b(tb);
+        let (s, gp, l) = launch_of(&g);
+        let ks = u64::from(s.kslice);
+        let step_a = if ta { ks * gp.lda } else { ks };
+        let step_b = if tb { ks } else { ks * gp.ldb };
+        let b = &l.batched;
+        assert_eq!((b.a, b.b, b.c), (gp.a, gp.b, 0x4_0000_0000));
+        assert_eq!((b.stride_a, b.stride_b), (step_a, step_b));
+        assert_eq!((b.ldc, b.stride_c), (1000, 3 * 1000));
+        assert_eq!(
+            (b.k, b.batch, b.alpha, b.beta),
+            (s.kslice, s.slices - 1, 1.0, 0.0)
+        );
+        assert!(b.flags & flags::BETA_ZERO != 0 && b.flags & flags::VEC_C != 0);
+        let last = l.last.expect("4099 is not a multiple of kslice");
+        let before = u64::from(s.slices - 1);
+        assert_eq!(last.a, gp.a + before * step_a * 2);
+        assert_eq!(last.b, gp.b + before * step_b * 2);
+        assert_eq!(last.c, 0x4_0000_0000 + before * 3 * 1000 * 4);
+        assert_eq!((u64::from(last.k), last.batch), (s.last_k(4099), 1));
+        let r = &l.reduce;
+        assert_eq!((r.workspace, r.c, r.ldc), (0x4_0000_0000, gp.c, gp.ldc));
+        assert_eq!((r.slice_stride, r.ldw, r.slices), (3000, 1000, s.slices));
+        assert_eq!((r.m, r.n), (3, 1000));
+    }
+}
+
+#[test]
+fn workspace_rows_are_padded_to_16_bytes_and_flags_follow_c() {
+    // n = 1001: ldw = 1004; C's ldc = 1001 f16 is not a multiple of 4 elements
+    let g = Gemm::new(16, 1001, 4096).alpha(0.5).beta(2.0);
+    let (s, gp, l) = launch_of(&g);
+    assert_eq!((l.reduce.ldw, l.batched.ldc), (1004, 1004));
+    assert_eq!(s.workspace_bytes, u64::from(s.slices) * 16 * 1004 * 4);
+    assert_eq!(l.reduce.flags & flags::VEC_C, 0);
+    assert_eq!(l.reduce.flags & flags::BETA_ZERO, 0);
+    assert_eq!((l.reduce.alpha, l.reduce.beta), (0.5, 2.0));
+    assert!(l.last.is_none());
+    // ldc = 4096: vector stores, and beta = 0 leaves C unread
+    let (_, gp2, l2) = launch_of(&Gemm::new(16, 4096, 4096));
+    assert_ne!(l2.reduce.flags & flags::VEC_C, 0);
+    assert_ne!(l2.reduce.flags & flags::BETA_ZERO, 0);
+    assert_eq!(gp.flags & flags::BETA_ZERO, 0);
+    assert_ne!(gp2.flags & flags::BETA_ZERO, 0);
+    // the slices keep A's and B's vector access when the call has it
+    assert_eq!(l2.batched.flags & flags::VEC_A, gp2.flags & flags::VEC_A);
+    assert_ne!(l2.batched.flags & flags::VEC_B, 0);
+}
+
+#[test]
+fn reduce_grid_covers_the_groups_up_to_the_resident_limit() {
+    let r = reduction(Elem::F16, KERNELS).unwrap();
+    let per_block = r.threads;
+    assert_eq!(reduce_blocks(r, 1, 1, SMS), 1);
+    assert_eq!(reduce_blocks(r, 1, 4 * per_block, SMS), 1);
+    assert_eq!(reduce_blocks(r, 3, 4 * per_block, SMS), 3);
+    assert_eq!(reduce_blocks(r, 4096, 4096, SMS), SMS * r.min_blocks_per_sm);
+}

@@ -1,0 +1,184 @@
+//! Split-K (src/splitk.rs): decode-like calls (few rows or columns, long K) that `Context::gemm`
+//! splits along K, on every path (fp32, tf32, f16 → f16/f32, bf16 → bf16/f32), against the f64
+//! reference with each path's own tolerance; `beta ≠ 0` (C read by the reduction), `alpha = 0`;
+//! the plan shows the split, and `ContextOptions::split_k = false` turns it off; results are
+//! bitwise identical across repeats.
+//!
+//! Needs a CUDA GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+
+use half::{bf16, f16};
+use tcgemm::{Context, ContextOptions, Gemm, Precision};
+use tcgemm_testkit::*;
+
+/// The decode shapes of every path: `(m, n, k, trans_a, trans_b)`, odd sizes included.
+const SHAPES: [(usize, usize, usize, bool, bool); 7] = [
+    (1, 4096, 4096, false, false),
+    (3, 1000, 4099, false, false),
+    (16, 4096, 4096, false, true),
+    (16, 1000, 11008, false, false),
+    (1, 1000, 4099, false, true),
+    // the transposed case: N small, M large
+    (4096, 3, 4096, true, false),
+    (1000, 16, 4099, true, true),
+];
+
+/// At most this many multiply-adds get a full reference; above it the reference samples entries.
+const REFERENCE_MACS: u128 = 1 << 26;
+
+fn no_split_context() -> Option<Context> {
+    gpu_with_options(ContextOptions {
+        split_k: false,
+        ..Default::default()
+    })
+}
+
+/// One split call: the plan shows S > 1 (and S = 1 without split-K), the result is within `tol`
+/// of the reference with and without the split, and 20 repeats give the same bits.
+fn check<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    off: &Context,
+    rng: &mut Rng,
+    p: Problem,
+    tol: f64,
+) {
+    let g = p.gemm();
+    let plan = ctx.plan::<I, O>(&g).expect("plan");
+    assert!(
+        plan.split.slices > 1,
+        "{g:?} should split: {plan:?} on {}",
+        ctx.capabilities().name
+    );
+    assert!(plan.split.workspace_bytes > 0 && plan.split.reduce.is_some());
+    let unsplit = off.plan::<I, O>(&g).expect("plan");
+    assert_eq!(
+        unsplit.split.slices, 1,
+        "{g:?} with split_k off: {unsplit:?}"
+    );
+    let label = format!(
+        "{}->{} {g:?} S={} kslice={}",
+        I::NAME,
+        O::NAME,
+        plan.split.slices,
+        plan.split.kslice
+    );
+    let case = Case::<I, O>::with_reference_limit(label, p, rng, REFERENCE_MACS);
+    let mut dev = case.upload(ctx.stream());
+    case.launch(ctx, &mut dev, None).expect("split gemm");
+    let first = case.download(ctx.stream(), &dev);
+    case.verify_on("split", &first, tol);
+    for i in 1..20 {
+        case.reset_c(ctx.stream(), &mut dev);
+        case.launch(ctx, &mut dev, None).expect("split gemm");
+        let again = case.download(ctx.stream(), &dev);
+        assert!(
+            again == first,
+            "repeat {i} differs bitwise: {}",
+            case.describe()
+        );
+    }
+    case.verify_on("no split", &case.run(off), tol);
+}
+
+/// Every shape of `SHAPES` on one path, then `beta ≠ 0` and `alpha = 0` on the first shape.
+fn path<I: TestElem, O: TestElem>(precision: Precision, tol: impl Fn(usize) -> f64) {
+    let Some(ctx) = gpu() else { return };
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test(&format!("splitk {}->{} {precision:?}", I::NAME, O::NAME));
+    for (m, n, k, ta, tb) in SHAPES {
+        let p = Problem::new(m, n, k).trans(ta, tb).precision(precision);
+        check::<I, O>(ctx, &off, &mut rng, p.clone(), tol(k));
+        let p = p.scale(0.75, -1.5);
+        check::<I, O>(ctx, &off, &mut rng, p, tol(k));
+    }
+    // alpha = 0: A and B are not read, nothing to split, C = beta·C
+    let p = Problem::new(16, 4096, 4096)
+        .scale(0.0, 2.0)
+        .precision(precision);
+    let plan = ctx.plan::<I, O>(&p.gemm()).expect("plan");
+    assert_eq!(plan.split.slices, 1, "{plan:?}");
+    let mut case = Case::<I, O>::with_reference_limit("alpha = 0", p, &mut rng, REFERENCE_MACS);
+    case.poison_inputs();
+    case.verify_on("split", &case.run(ctx), tol(4096));
+}
+
+#[test]
+fn fp32_exact_splits() {
+    path::<f32, f32>(Precision::Exact, tol_fp32);
+}
+
+#[test]
+fn tf32_splits() {
+    path::<f32, f32>(Precision::Tf32, |_| TOL_TF32_FRO);
+}
+
+#[test]
+fn f16_to_f16_splits() {
+    path::<f16, f16>(Precision::Default, tol_16::<f16>);
+}
+
+#[test]
+fn f16_to_f32_splits() {
+    path::<f16, f32>(Precision::Default, tol_16::<f32>);
+}
+
+#[test]
+fn bf16_to_bf16_splits() {
+    path::<bf16, bf16>(Precision::Default, tol_16::<bf16>);
+}
+
+#[test]
+fn bf16_to_f32_splits() {
+    path::<bf16, f32>(Precision::Default, tol_16::<f32>);
+}
+
+/// `Context::gemm` returns the plan it ran, split; exact inputs give the exact sum.
+#[test]
+fn gemm_returns_the_split_plan() {
+    let Some(ctx) = gpu() else { return };
+    let s = ctx.stream();
+    let g = Gemm::new(16, 4096, 4096).precision(Precision::Exact);
+    let (la, lb, lc) = g.required_lens().unwrap();
+    let a = s.clone_htod(&vec![1.0f32; la]).unwrap();
+    let b = s.clone_htod(&vec![0.5f32; lb]).unwrap();
+    let mut c = s.alloc_zeros::<f32>(lc).unwrap();
+    let plan = ctx.gemm(&g, &a, &b, &mut c).unwrap().unwrap();
+    assert!(plan.split.slices > 1, "{plan:?}");
+    assert_eq!(plan.kernel.output, tcgemm::Elem::F32);
+    let out = s.clone_dtoh(&c).unwrap();
+    assert!(out.iter().all(|&x| x == 2048.0), "{:?}", &out[..8]);
+    // gemm_with_kernel runs the named kernel as named: never split
+    let named = ctx
+        .gemm_with_kernel(plan.kernel.name, &g, &a, &b, &mut c)
+        .unwrap()
+        .unwrap();
+    assert_eq!(named.split.slices, 1);
+}
+
+/// Random small-M shapes (and their transposed twins), each against the reference, f16 → f16.
+#[test]
+fn random_decode_shapes() {
+    let Some(ctx) = gpu() else { return };
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk random");
+    let mut split = 0;
+    for _ in 0..24 {
+        let m = 1 + rng.below(64);
+        let n = 64 + rng.below(4096);
+        let k = 512 + rng.below(8192);
+        let (ta, tb) = (rng.below(2) == 1, rng.below(2) == 1);
+        let (m, n) = if rng.below(2) == 1 { (n, m) } else { (m, n) };
+        let p = Problem::new(m, n, k).trans(ta, tb);
+        if ctx.plan::<f16, f16>(&p.gemm()).unwrap().split.slices == 1 {
+            continue;
+        }
+        split += 1;
+        let case = Case::<f16, f16>::with_reference_limit("random", p, &mut rng, REFERENCE_MACS);
+        case.verify_on("split", &case.run(ctx), tol_16::<f16>(k));
+        case.verify_on("no split", &case.run(&off), tol_16::<f16>(k));
+    }
+    assert!(split >= 12, "only {split} of 24 random decode shapes split");
+}
