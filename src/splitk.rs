@@ -8,11 +8,16 @@
 //! that reads A and B (`k ≥ 1`, `alpha ≠ 0`), whose C has an f32 twin of the kernel (the kernel
 //! itself for f32 output; for 16-bit output the kernel of the same family, tile, layout, input and
 //! instruction writing f32, found in the table), and only when
-//! - the output tiles fill less than half the device's CTA slots: `tiles < slots / 2`, with
-//!   `slots = SMs · min_blocks_per_sm` (of the f32 twin), and
-//! - K is long: `K ≥ 8 · block k`.
+//! - the output tiles leave SMs without a CTA: `tiles < SMs`, and
+//! - K is long: `K ≥ max(`[`MIN_SPLIT_K`]`, 8 · block k)`.
 //!
-//! Then `S = ⌊slots / tiles⌋` (tiles·S at most one full wave of CTA slots), at most
+//! (A first version split whenever `tiles < slots / 2`: on the H200 that split 1024³ f16 on the
+//! 64×64 tile 2 ways and ran it at 0.77× the unsplit speed, and 1921×1023×517 at 0.91×; the
+//! workspace round trip costs more than the extra CTAs gain once every SM has work or K is short.
+//! docs/decode-log.md.)
+//!
+//! Then `S = ⌊slots / tiles⌋` with `slots = SMs · min_blocks_per_sm` of the f32 twin (tiles·S at
+//! most one full wave of CTA slots), at most
 //! [`MAX_SLICES`], and at most `K / min_slice` with `min_slice = max(`[`MIN_SLICE_K`]`, 4·block k)`.
 //! The slice depth `kslice = ⌈K / S⌉` rounded up to a multiple of the block k and of 8 elements
 //! (so every slice's start keeps the operand's 16-byte alignment); then `S = ⌈K / kslice⌉`. No
@@ -30,6 +35,8 @@ use tcgemm_kernels::params::{flags, GemmParams, SplitkReduceParams};
 pub const MAX_SLICES: u32 = 32;
 /// Least depth of a slice, in elements of K (a slice also has at least 4 block-k tiles).
 pub const MIN_SLICE_K: u64 = 256;
+/// Least K of a call that is split.
+pub const MIN_SPLIT_K: u64 = 1024;
 
 /// How a call is split along K ([`Plan::split`](crate::Plan::split)): `slices == 1` is no split.
 ///
@@ -145,7 +152,7 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));
     let tiles = problem.tiles(kernel.block).max(1);
     let slots = u64::from(sm_count) * u64::from(kernel.min_blocks_per_sm.max(1));
-    if tiles >= slots / 2 || k < 8 * bk || k > u64::from(u32::MAX) {
+    if tiles >= u64::from(sm_count) || k < MIN_SPLIT_K.max(8 * bk) || k > u64::from(u32::MAX) {
         return None;
     }
     let min_slice = MIN_SLICE_K.max(4 * bk);

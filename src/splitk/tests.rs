@@ -153,6 +153,34 @@ fn large_squares_batches_and_trivial_calls_do_not_split() {
     assert_eq!(unsplit.split, Split::none(4096));
 }
 
+/// Measured on the H200: splitting a call whose tiles already give every SM a CTA, or whose K is
+/// short, was slower (1024³ f16 on 64×64 tiles 2 ways: 0.77×; 1921×1023×517: 0.91×); with fewer
+/// tiles than SMs and a long K it paid (1024³ fp32 4 ways: 1.76×).
+#[test]
+fn only_calls_that_leave_sms_idle_with_a_long_k_split() {
+    let f16 = "f16_f16_nn_64x64x32_w16x32_s4"; // 4 blocks/SM: 528 slots
+    assert!(
+        !plan(f16, &Gemm::new(1024, 1024, 1024)).split.is_split(),
+        "256 tiles ≥ 132 SMs"
+    );
+    assert!(
+        plan(f16, &Gemm::new(128, 4096, 4096)).split.is_split(),
+        "128 tiles < 132 SMs"
+    );
+    let f16_128 = "f16_f16_nn_128x128x32_w64x32_s4";
+    assert!(
+        !plan(f16_128, &Gemm::new(1921, 1023, 517)).split.is_split(),
+        "K = 517 is short"
+    );
+    let sgemm = "sgemm_nn_128x128x8_t8x8_s2";
+    let p = plan(sgemm, &Gemm::new(1024, 1024, 1024));
+    assert_eq!(
+        (p.split.slices, p.split.kslice),
+        (4, 256),
+        "64 tiles on 264 slots"
+    );
+}
+
 #[test]
 fn the_last_slice_takes_the_remainder() {
     let p = plan("f16_f16_nn_64x64x32_w16x32_s4", &Gemm::new(3, 1000, 4099));
