@@ -268,6 +268,13 @@ impl Context {
         if !spec.family.persistent() {
             return Ok(plan.split_k(problem, sms, loaded));
         }
+        // A one-CTA-per-tile kernel's tile is no larger than a persistent one's (splitk tests
+        // check the table), so it has at least as many tiles: when the persistent kernel's tiles
+        // already reach every SM, no alternative can split, and the second dispatch is skipped.
+        // This keeps the large aligned calls (the Hopper kernels' calls) to one dispatch.
+        if !splitk::may_split(problem, problem.tiles(spec.block), sms) {
+            return Ok(plan);
+        }
         let one_cta_per_tile = |s: &KernelSpec| loaded(s) && !s.family.persistent();
         let Some(alt) = dispatch::select(KERNELS, problem, Some(sms), one_cta_per_tile) else {
             return Ok(plan);

@@ -139,6 +139,18 @@ fn lcm(a: u64, b: u64) -> u64 {
     a / x * b
 }
 
+/// The part of the model that does not depend on the kernel's instruction or stages: a call with
+/// `batch == 1` that reads A and B, `MIN_SPLIT_K ≤ K < 2³²`, and `tiles` output tiles (of the
+/// kernel considered) fewer than the SMs. Cheap: the hot path asks it before anything else.
+pub(crate) fn may_split(problem: &Problem, tiles: u64, sm_count: u32) -> bool {
+    let g = problem.gemm();
+    let k = g.k as u64;
+    g.batch == 1
+        && problem.reads_ab()
+        && tiles < u64::from(sm_count)
+        && (MIN_SPLIT_K..=u64::from(u32::MAX)).contains(&k)
+}
+
 /// The split of `problem` on `kernel` (an f32-output twin, see [`f32_twin`]) for a device of
 /// `sm_count` SMs, by the model in the module docs; `None` when the call is not split.
 pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> Option<(u32, u32)> {
@@ -146,13 +158,10 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     if kernel.family.persistent() || kernel.role() != Role::Gemm || kernel.output != Elem::F32 {
         return None;
     }
-    if g.batch != 1 || !problem.reads_ab() {
-        return None;
-    }
     let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));
     let tiles = problem.tiles(kernel.block).max(1);
     let slots = u64::from(sm_count) * u64::from(kernel.min_blocks_per_sm.max(1));
-    if tiles >= u64::from(sm_count) || k < MIN_SPLIT_K.max(8 * bk) || k > u64::from(u32::MAX) {
+    if !may_split(problem, tiles, sm_count) || k < 8 * bk {
         return None;
     }
     let min_slice = MIN_SLICE_K.max(4 * bk);

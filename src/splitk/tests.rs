@@ -284,3 +284,21 @@ fn reduce_grid_covers_the_groups_up_to_the_resident_limit() {
     assert_eq!(reduce_blocks(r, 3, 4 * per_block, SMS), 3);
     assert_eq!(reduce_blocks(r, 4096, 4096, SMS), SMS * r.min_blocks_per_sm);
 }
+
+/// `Context::plan_problem` skips looking for a split alternative to a persistent kernel when
+/// that kernel's tiles already reach every SM; that holds only if no one-CTA-per-tile tile is
+/// larger than a persistent one in either dimension.
+#[test]
+fn one_cta_per_tile_blocks_are_no_larger_than_persistent_ones() {
+    let gemm = || KERNELS.iter().filter(|k| k.role() == Role::Gemm);
+    for p in gemm().filter(|k| k.family.persistent()) {
+        for k in gemm().filter(|k| !k.family.persistent()) {
+            assert!(
+                k.block.m <= p.block.m && k.block.n <= p.block.n,
+                "{} is larger than {}",
+                k.name,
+                p.name
+            );
+        }
+    }
+}
