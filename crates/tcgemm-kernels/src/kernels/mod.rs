@@ -157,6 +157,27 @@ macro_rules! grid_entry {
     };
 }
 
+/// A utility entry (sm_80 module): exported as `NAME`, taking one `PARAMS` block by value and
+/// calling `BODY(&p, tid, ctaid.x[, nctaid.x])` (the grid size for the grid-stride bodies).
+macro_rules! utility_entry {
+    ($name:expr, $params:ident, $what:literal, ($($body:tt)+) $(, $grid:ident)?) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            #[doc = $what]
+            ///
+            /// # Safety
+            /// Launched only by the host crate with its `config::KERNELS` record's block size and
+            /// parameters it validated (buffers that hold every element the body touches).
+            #[export_name = $name]
+            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::$params) {
+                #[allow(unused_imports)]
+                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+                $($body)+(&p, thread_idx_x(), block_idx_x() $(, $grid())?);
+            }
+        };
+    };
+}
+
 /// An instruction-ceiling entry: `ceiling_entry!(MATH, NAME)` runs the ceiling body of that
 /// instruction with one `CeilingParams`.
 macro_rules! ceiling_entry {
@@ -173,19 +194,12 @@ macro_rules! ceiling_entry {
         $crate::kernels::ceiling_entry!(@ $name, mma_bf16);
     };
     (@ $name:expr, $body:ident) => {
-        #[cfg(not(target_feature = "sm_90a"))]
-        const _: () = {
-            /// An instruction-ceiling kernel (`config::Family::Ceiling`).
-            ///
-            /// # Safety
-            /// Launched only by the host crate with its `config::KERNELS` record's block size and an
-            /// output of one f32 per launched thread.
-            #[export_name = $name]
-            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::CeilingParams) {
-                use $crate::arch::index::{block_idx_x, thread_idx_x};
-                $crate::utility::ceiling::$body(&p, thread_idx_x(), block_idx_x());
-            }
-        };
+        $crate::kernels::utility_entry!(
+            $name,
+            CeilingParams,
+            "An instruction-ceiling kernel (`config::Family::Ceiling`): one f32 out per thread.",
+            ($crate::utility::ceiling::$body)
+        );
     };
 }
 
@@ -205,18 +219,13 @@ macro_rules! convert_entry {
         $crate::kernels::convert_entry!(@ $name, widen::<true>);
     };
     (@ $name:expr, $($body:tt)+) => {
-        #[cfg(not(target_feature = "sm_90a"))]
-        const _: () = {
-            /// An element-wise conversion kernel (`config::Family::Convert`).
-            ///
-            /// # Safety
-            /// Launched only by the host crate with validated buffers.
-            #[export_name = $name]
-            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::ConvertParams) {
-                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
-                $crate::utility::convert::$($body)+(&p, thread_idx_x(), block_idx_x(), grid_dim_x());
-            }
-        };
+        $crate::kernels::utility_entry!(
+            $name,
+            ConvertParams,
+            "An element-wise conversion kernel (`config::Family::Convert`).",
+            ($crate::utility::convert::$($body)+),
+            grid_dim_x
+        );
     };
 }
 
@@ -233,27 +242,16 @@ macro_rules! splitk_entry {
         $crate::kernels::splitk_entry!(@ $name, Bf16);
     };
     (@ $name:expr, $out:ident) => {
-        #[cfg(not(target_feature = "sm_90a"))]
-        const _: () = {
-            /// A split-K reduction kernel (`config::Family::SplitkReduce`).
-            ///
-            /// # Safety
-            /// Launched only by the host crate, after the slices it sums, with a workspace and a C
-            /// it validated.
-            #[export_name = $name]
-            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::SplitkReduceParams) {
-                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
-                $crate::utility::splitk::reduce::<$crate::epilogue::$out>(
-                    &p,
-                    thread_idx_x(),
-                    block_idx_x(),
-                    grid_dim_x(),
-                );
-            }
-        };
+        $crate::kernels::utility_entry!(
+            $name,
+            SplitkReduceParams,
+            "A split-K reduction kernel (`config::Family::SplitkReduce`), after the slices it sums.",
+            ($crate::utility::splitk::reduce::<$crate::epilogue::$out>),
+            grid_dim_x
+        );
     };
 }
 
 #[cfg(not(target_feature = "sm_90a"))]
 pub(crate) use grid_entry;
-pub(crate) use {ceiling_entry, convert_entry, gemm_entry, splitk_entry};
+pub(crate) use {ceiling_entry, convert_entry, gemm_entry, splitk_entry, utility_entry};
