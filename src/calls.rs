@@ -25,10 +25,13 @@ fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
 
 impl Context {
     /// The kernel dispatch picks for `problem`: the best loaded kernel that
-    /// [`can_implement`](crate::can_implement) it.
+    /// [`can_implement`](crate::can_implement) it, counting the k-slices each would split the
+    /// call into ([`dispatch::select`]).
     pub(crate) fn select(&self, problem: &Problem) -> Result<&'static KernelSpec> {
         let sms = self.capabilities().sm_count;
-        dispatch::select(KERNELS, problem, Some(sms), |s| self.is_loaded(s)).ok_or_else(|| {
+        let usable = |s: &KernelSpec| self.is_loaded(s);
+        let slices = |s: &KernelSpec| self.slices(s, problem, sms);
+        dispatch::select(KERNELS, problem, Some(sms), usable, slices).ok_or_else(|| {
             dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
                 self.why_unusable(s, problem)
             })
@@ -250,9 +253,8 @@ impl Context {
     }
 
     /// The launch shape of `spec` for `problem`, split along K when `split` and the model says
-    /// so ([`Plan::split_k`]). Persistent kernels are never split: when dispatch chose one and
-    /// the best non-persistent kernel for the call splits, that split runs instead (a persistent
-    /// kernel whose few tiles leave most SMs idle is the case split-K is for).
+    /// so ([`Plan::split_k`]; persistent kernels are never split). Dispatch ([`Context::select`])
+    /// already weighed the split against the other kernels.
     pub(crate) fn plan_problem(
         &self,
         spec: &'static KernelSpec,
@@ -264,23 +266,20 @@ impl Context {
         if !split {
             return Ok(plan);
         }
-        let loaded = |s: &KernelSpec| self.is_loaded(s);
-        if !spec.family.persistent() {
-            return Ok(plan.split_k(problem, sms, loaded));
+        Ok(plan.split_k(problem, sms, |s| self.is_loaded(s)))
+    }
+
+    /// The k-slices [`Context::gemm`] would split `problem` into on `spec` (1: no split): the
+    /// model of [`splitk::choose`] on the kernel's loaded f32 twin, when the context splits.
+    fn slices(&self, spec: &KernelSpec, problem: &Problem, sms: u32) -> u32 {
+        // the cheap kernel-independent test first: most calls have enough tiles
+        if !self.split_k() || !splitk::may_split(problem, problem.tiles(spec.block), sms) {
+            return 1;
         }
-        // A one-CTA-per-tile kernel's tile is no larger than a persistent one's (splitk tests
-        // check the table), so it has at least as many tiles: when the persistent kernel's tiles
-        // already reach every SM, no alternative can split, and the second dispatch is skipped.
-        // This keeps the large aligned calls (the Hopper kernels' calls) to one dispatch.
-        if !splitk::may_split(problem, problem.tiles(spec.block), sms) {
-            return Ok(plan);
-        }
-        let one_cta_per_tile = |s: &KernelSpec| loaded(s) && !s.family.persistent();
-        let Some(alt) = dispatch::select(KERNELS, problem, Some(sms), one_cta_per_tile) else {
-            return Ok(plan);
-        };
-        let alt = Plan::for_kernel(alt, problem, sms)?.split_k(problem, sms, loaded);
-        Ok(if alt.split.is_split() { alt } else { plan })
+        splitk::f32_twin(spec, KERNELS)
+            .filter(|t| self.is_loaded(t))
+            .and_then(|t| splitk::choose(t, problem, sms))
+            .map_or(1, |(slices, _)| slices)
     }
 
     /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on
@@ -330,11 +329,11 @@ impl Context {
         let reduce_fn = self.function(reduce, "split-K reduction kernel")?;
         let p = launch::params(problem)?;
         let stream = self.stream();
-        let mut ws = self.split_workspace(plan.split.workspace_bytes)?;
-        let ws = ws
-            .as_mut()
-            .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?;
-        let (addr, _write_ws) = ws.device_ptr_mut(stream);
+        let ws = self.split_workspace(plan.split.workspace_bytes)?;
+        let addr = ws
+            .as_ref()
+            .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?
+            .addr;
         let l = splitk::split_params(&p, problem, &plan.split, addr);
         let cuda = self.cuda();
         let cu = stream.cu_stream();

@@ -10,12 +10,24 @@ use crate::images;
 use crate::modules::LoadedKernels;
 use crate::problem::Problem;
 use crate::rules::{can_implement, Reason};
+use crate::splitk;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DeviceSlice, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DeviceSlice,
+    ValidAsZeroBits,
 };
 use std::sync::{Arc, Mutex, MutexGuard};
 use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
+
+/// The split-K workspace: f32 on the device, and its address, taken once. Only the context's
+/// stream uses it, so launches use the address without cudarc's per-buffer events (whose waits on
+/// work recorded before a stream capture would break the capture).
+pub(crate) struct Workspace {
+    /// Device address of `buf`.
+    pub addr: u64,
+    /// The allocation (kept alive and freed on drop).
+    buf: CudaSlice<f32>,
+}
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
 ///
@@ -154,8 +166,8 @@ pub struct Context {
     allow_tf32: bool,
     /// [`ContextOptions::split_k`].
     split_k: bool,
-    /// The split-K workspace (f32), grown and never shrunk; see [`Context::split_workspace`].
-    workspace: Mutex<Option<CudaSlice<f32>>>,
+    /// The split-K workspace, grown and never shrunk; see [`Context::split_workspace`].
+    workspace: Mutex<Option<Workspace>>,
     /// The loaded kernels, and why the others are not.
     loaded: LoadedKernels,
 }
@@ -274,7 +286,7 @@ impl Context {
         caps.modules = loaded.modules().to_vec();
         caps.targets = caps.modules.iter().map(|m| m.target).collect();
         caps.hopper = caps.targets.contains(&Target::Sm90a);
-        Ok(Context {
+        let ctx = Context {
             cuda,
             stream,
             caps,
@@ -282,7 +294,15 @@ impl Context {
             split_k: opts.split_k,
             workspace: Mutex::new(None),
             loaded,
-        })
+        };
+        if ctx.split_k {
+            // Allocated once, at its largest: no call allocates, and a CUDA graph that captured a
+            // split call keeps a valid workspace for the context's life.
+            let bytes = splitk::workspace_bound(KERNELS, ctx.caps.sm_count);
+            drop(ctx.split_workspace(bytes)?);
+            ctx.stream.synchronize()?;
+        }
+        Ok(ctx)
     }
 
     /// The cudarc context (device).
@@ -343,14 +363,12 @@ impl Context {
 
     /// The split-K workspace, locked, holding at least `bytes` (grown when smaller: allocated
     /// zeroed on [`Context::stream`]; the old buffer is freed in stream order, after the work
-    /// already enqueued on it). Never shrunk, so steady-state calls allocate nothing. The caller
+    /// already enqueued on it). The context allocates [`splitk::workspace_bound`] when it is
+    /// created, which no split exceeds (unit-tested), so calls never allocate. The caller
     /// enqueues the slices and their reduction on the context's stream while it holds the guard,
     /// so two threads sharing the context never interleave on the workspace (the stream orders
     /// one call's reduction before the next call's slices).
-    pub(crate) fn split_workspace(
-        &self,
-        bytes: u64,
-    ) -> Result<MutexGuard<'_, Option<CudaSlice<f32>>>> {
+    pub(crate) fn split_workspace(&self, bytes: u64) -> Result<MutexGuard<'_, Option<Workspace>>> {
         // a panic while holding the lock leaves nothing half-done: the buffer is still valid
         let mut ws = self
             .workspace
@@ -358,9 +376,12 @@ impl Context {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let len = usize::try_from(bytes.div_ceil(4))
             .map_err(|_| invalid("m, n", format!("a split-K workspace of {bytes} bytes")))?;
-        if ws.as_ref().is_none_or(|w| w.len() < len) {
+        if ws.as_ref().is_none_or(|w| w.buf.len() < len) {
             *ws = None; // freed (in stream order) before the larger one is allocated
-            *ws = Some(self.alloc_zeros::<f32>(len)?);
+            let mut buf = self.alloc_zeros::<f32>(len)?;
+            // the guard records cudarc's write event now, before any capture could begin
+            let addr = buf.device_ptr_mut(&self.stream).0;
+            *ws = Some(Workspace { addr, buf });
         }
         Ok(ws)
     }

@@ -132,36 +132,44 @@ pub(crate) fn signature(
 }
 
 /// Percent (0..=100) of the device's SMs that `spec`'s grid for `p` keeps busy in its first wave
-/// (the block scheduler spreads blocks over idle SMs before doubling up).
-pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32) -> u32 {
+/// (the block scheduler spreads blocks over idle SMs before doubling up), when the call runs as
+/// `slices` k-slices (split-K: one block per tile and slice; 1 when not split).
+pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, slices: u32) -> u32 {
     let blocks = p
         .tiles(spec.block)
-        .saturating_mul(p.gemm().batch.max(1) as u64);
+        .saturating_mul(p.gemm().batch.max(1) as u64)
+        .saturating_mul(u64::from(slices.max(1)));
     (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
 }
 
-/// Tenths (0..=10, rounded down) of the computed tile area that lies inside C: `m·n` over the
-/// area of the tiles covering it. A 64×64 product on 128×128 tiles is 2 (three quarters padding).
-pub(crate) fn tile_efficiency_tenths(spec: &KernelSpec, p: &Problem) -> u32 {
+/// How much of the computed tile area is padding, in classes of a factor √2:
+/// `⌊log₂((area of the tiles covering C / area of C)²)⌋`. 0: under √2× C's area (at least 71%
+/// of the computed area lies inside C); a 64×64 product on 128×128 tiles (4×) is class 4; one row
+/// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
+/// equally tie, and rank decides.
+pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let (tm, tn) = p.tile_grid(spec.block);
-    let (bm, bn) = (
-        u128::from(spec.block.m.max(1)),
-        u128::from(spec.block.n.max(1)),
-    );
-    let covered = u128::from(tm) * bm * u128::from(tn) * bn;
-    if covered == 0 {
-        return 10;
+    let covered = u128::from(tm)
+        * u128::from(spec.block.m.max(1))
+        * u128::from(tn)
+        * u128::from(spec.block.n.max(1));
+    let area = (p.gemm().m as u128) * (p.gemm().n as u128);
+    if area == 0 || covered <= area {
+        return 0;
     }
-    let (m, n) = (p.gemm().m as u128, p.gemm().n as u128);
-    (m * n * 10 / covered) as u32
+    // covered < 2^64 and area ≥ 1: the ratio's square stays below 2^128
+    let ratio_sq = (covered * covered) / (area * area);
+    ratio_sq.checked_ilog2().unwrap_or(0)
 }
 
 /// The kernel for `p` among `specs`: of the candidates that [`can_implement`] it and are `usable`
 /// (loaded), the best by
 ///
-/// 1. with `sm_count`, the first wave's fill: a kernel that keeps at least 75% of the SMs busy beats
-///    one that does not, whatever their ranks; among kernels that all fall short, the fuller one;
-/// 2. with `sm_count`, less area lost to padding ([`tile_efficiency_tenths`]);
+/// 1. with `sm_count`, the first wave's fill, counting the `slices` the call would be split into
+///    on that kernel (split-K, [`crate::splitk`]; 1 when not split): a kernel that keeps at least
+///    75% of the SMs busy beats one that does not, whatever their ranks; among kernels that all
+///    fall short, the fuller one;
+/// 2. with `sm_count`, less area lost to padding ([`padding_class`]);
 /// 3. `rank`;
 /// 4. the math that comes first in the problem's accepted list (TF32 before FFMA when TF32 is
 ///    allowed);
@@ -169,14 +177,15 @@ pub(crate) fn tile_efficiency_tenths(spec: &KernelSpec, p: &Problem) -> u32 {
 ///
 /// So a large tile (high rank) is taken where it keeps every SM busy without padding, and a smaller
 /// tile where the large one would leave SMs idle or compute mostly padding (batched 64×64
-/// products). Rank decides across maths too, so a low-rank baseline (the seed TF32 kernel) is not
-/// taken over a better exact kernel just because TF32 is allowed; explicit
+/// products, a few rows of C). Rank decides across maths too, so a low-rank baseline (the seed
+/// TF32 kernel) is not taken over a better exact kernel just because TF32 is allowed; explicit
 /// [`Precision::Tf32`] still reaches it. `None` when no candidate is usable.
 pub(crate) fn select<'a>(
     specs: &'a [KernelSpec],
     p: &Problem,
     sm_count: Option<u32>,
     usable: impl Fn(&KernelSpec) -> bool,
+    slices: impl Fn(&KernelSpec) -> u32,
 ) -> Option<&'a KernelSpec> {
     let maths = p.maths().unwrap_or(&[]);
     let preference = |s: &KernelSpec| {
@@ -185,18 +194,17 @@ pub(crate) fn select<'a>(
             .position(|&m| m == s.math)
             .unwrap_or(usize::MAX)
     };
-    let fill = |s: &KernelSpec| match sm_count {
-        None => 100,
-        Some(sms) => match fill_percent(s, p, sms) {
-            f if f >= 75 => 100,
-            f => f,
-        },
-    };
-    let efficiency = |s: &KernelSpec| sm_count.map_or(10, |_| tile_efficiency_tenths(s, p));
     let key = |s: &KernelSpec| {
+        let (fill, padding) = match sm_count {
+            None => (100, 0),
+            Some(sms) => match fill_percent(s, p, sms, slices(s)) {
+                f if f >= 75 => (100, padding_class(s, p)),
+                f => (f, padding_class(s, p)),
+            },
+        };
         (
-            fill(s),
-            efficiency(s),
+            fill,
+            core::cmp::Reverse(padding),
             s.rank,
             core::cmp::Reverse(preference(s)),
         )
@@ -204,10 +212,12 @@ pub(crate) fn select<'a>(
     specs
         .iter()
         .filter(|s| can_implement(s, p).is_ok() && usable(s))
-        .fold(None, |best: Option<&KernelSpec>, s| match best {
-            Some(b) if key(b) >= key(s) => Some(b),
-            _ => Some(s),
+        .map(|s| (key(s), s))
+        .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
+            Some((bk, b)) if bk >= k => Some((bk, b)),
+            _ => Some((k, s)),
         })
+        .map(|(_, s)| s)
 }
 
 /// The error for a call no usable kernel serves. `why_unusable` explains, for a kernel with the

@@ -100,6 +100,21 @@ impl Split {
     }
 }
 
+/// Bytes of workspace enough for every split of every kernel of `table` on a device of
+/// `sm_count` SMs: a split call has `tiles·S ≤ slots` (`slots = SMs · blocks/SM` of its kernel),
+/// so its `S · m · ldw` f32 (with `ldw ≤ n + 3`) are at most `slots · bm · (bn + 3)`.
+pub(crate) fn workspace_bound(table: &[KernelSpec], sm_count: u32) -> u64 {
+    table
+        .iter()
+        .filter(|k| k.role() == Role::Gemm && !k.family.persistent() && k.output == Elem::F32)
+        .map(|k| {
+            let slots = u64::from(sm_count) * u64::from(k.min_blocks_per_sm.max(1));
+            slots * u64::from(k.block.m) * (u64::from(k.block.n) + 3) * 4
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// The workspace's leading dimension: `n` rounded up to 4 f32 (16 bytes).
 pub(crate) fn workspace_ld(n: u64) -> u64 {
     n.div_ceil(4) * 4

@@ -7,7 +7,7 @@ fn pick<'a>(
     p: &Problem,
     usable: impl Fn(&KernelSpec) -> bool,
 ) -> Option<&'a str> {
-    select(t, p, None, usable).map(|s| s.name)
+    select(t, p, None, usable, |_| 1).map(|s| s.name)
 }
 
 fn f32_problem(g: &Gemm, tf32: bool) -> Problem {
@@ -142,7 +142,7 @@ fn real_table_serves_fp32_all_layouts() {
     for ta in [false, true] {
         for tb in [false, true] {
             let g = Gemm::new(8, 8, 8).trans_a(ta).trans_b(tb);
-            let s = select(KERNELS, &f32_problem(&g, false), None, |_| true)
+            let s = select(KERNELS, &f32_problem(&g, false), None, |_| true, |_| 1)
                 .expect("an FP32 kernel for every layout");
             assert_eq!((s.trans_a, s.trans_b, s.math), (ta, tb, Math::Ffma));
         }
@@ -160,13 +160,13 @@ fn size_aware_selection_prefers_filling_the_gpu() {
     let t = vec![big, small];
     let pick = |m: usize, n: usize| {
         let p = problem(&Gemm::new(m, n, 64), Elem::F16, Elem::F32, false);
-        select(&t, &p, Some(132), |_| true).unwrap().name
+        select(&t, &p, Some(132), |_| true, |_| 1).unwrap().name
     };
     assert_eq!(pick(8192, 8192), "big_tile"); // both fill: rank
     assert_eq!(pick(2048, 2048), "big_tile"); // 128 and 256 blocks on 132 SMs: both ≥ 75%
     assert_eq!(pick(1024, 1024), "small_tile"); // 32 vs 64 blocks: the fuller one
     let p = problem(&Gemm::new(1024, 1024, 1), Elem::F16, Elem::F32, false);
-    assert_eq!(fill_percent(&t[0], &p, 132), 24);
+    assert_eq!(fill_percent(&t[0], &p, 132, 1), 24);
 }
 
 #[test]
@@ -178,14 +178,42 @@ fn size_aware_selection_avoids_padding() {
     let t = vec![big, small];
     let pick = |g: Gemm| {
         let p = problem(&g, Elem::F16, Elem::F32, false);
-        select(&t, &p, Some(132), |_| true).unwrap().name
+        select(&t, &p, Some(132), |_| true, |_| 1).unwrap().name
     };
-    assert_eq!(pick(Gemm::new(64, 64, 64).batch(1000)), "small"); // 2 tenths vs 10
+    assert_eq!(pick(Gemm::new(64, 64, 64).batch(1000)), "small"); // 4x padding vs none
     assert_eq!(pick(Gemm::new(4096, 4096, 64)), "big"); // no padding either way: rank
-    assert_eq!(pick(Gemm::new(1921, 1023, 517)), "big"); // 0.93 vs 0.96: both 9 tenths
+    assert_eq!(pick(Gemm::new(1921, 1023, 517)), "big"); // 1.07x vs 1.03x: both class 0
     let p = problem(&Gemm::new(64, 64, 1), Elem::F16, Elem::F32, false);
-    assert_eq!(tile_efficiency_tenths(&t[0], &p), 2);
-    assert_eq!(tile_efficiency_tenths(&t[1], &p), 10);
+    assert_eq!(padding_class(&t[0], &p), 4);
+    assert_eq!(padding_class(&t[1], &p), 0);
+    let one_row = problem(&Gemm::new(1, 4096, 4096), Elem::F16, Elem::F32, false);
+    assert_eq!(padding_class(&t[1], &one_row), 12);
+}
+
+#[test]
+fn the_slices_of_a_split_count_toward_fill() {
+    let mut large = spec("large", Elem::F16, Elem::F32, Math::MmaF16F32, 30);
+    large.block = GemmShape::new(128, 256, 64);
+    let mut small = spec("small", Elem::F16, Elem::F32, Math::MmaF16F32, 3);
+    small.block = GemmShape::new(64, 64, 32);
+    let mut few_rows = spec("few_rows", Elem::F16, Elem::F32, Math::MmaF16F32, 4);
+    few_rows.block = GemmShape::new(16, 128, 64);
+    let t = vec![large, small, few_rows];
+    let p = problem(&Gemm::new(1, 4096, 4096), Elem::F16, Elem::F32, false);
+    // unsplit, the 64×64 tile's 64 blocks fill the most SMs (48%)
+    let unsplit = select(&t, &p, Some(132), |_| true, |_| 1).unwrap();
+    assert_eq!(unsplit.name, "small");
+    // split 8 ways, both small tiles fill every SM; the one-row tile pads 16×, not 64×
+    let split = |s: &KernelSpec| if s.name == "large" { 1 } else { 8 };
+    assert_eq!(
+        select(&t, &p, Some(132), |_| true, split).unwrap().name,
+        "few_rows"
+    );
+    assert_eq!(fill_percent(&t[2], &p, 132, 8), 100);
+    assert_eq!(
+        (padding_class(&t[1], &p), padding_class(&t[2], &p)),
+        (12, 8)
+    );
 }
 
 // docs/errors.md rows checked in this module.

@@ -285,19 +285,25 @@ fn reduce_grid_covers_the_groups_up_to_the_resident_limit() {
     assert_eq!(reduce_blocks(r, 4096, 4096, SMS), SMS * r.min_blocks_per_sm);
 }
 
-/// `Context::plan_problem` skips looking for a split alternative to a persistent kernel when
-/// that kernel's tiles already reach every SM; that holds only if no one-CTA-per-tile tile is
-/// larger than a persistent one in either dimension.
+/// The context allocates `workspace_bound` once; no split of any kernel needs more.
 #[test]
-fn one_cta_per_tile_blocks_are_no_larger_than_persistent_ones() {
-    let gemm = || KERNELS.iter().filter(|k| k.role() == Role::Gemm);
-    for p in gemm().filter(|k| k.family.persistent()) {
-        for k in gemm().filter(|k| !k.family.persistent()) {
+fn no_split_needs_more_than_the_workspace_bound() {
+    let bound = workspace_bound(KERNELS, SMS);
+    assert!(bound > 0 && bound < 64 << 20, "{bound} bytes");
+    let mut shapes = decode_shapes();
+    for m in [1, 2, 5, 100, 255, 700, 1500] {
+        for n in [1, 3, 129, 1023, 2500] {
+            shapes.push(Gemm::new(m, n, 8192));
+        }
+    }
+    for k in splittable() {
+        for g in &shapes {
+            let p = plan(k.name, g);
             assert!(
-                k.block.m <= p.block.m && k.block.n <= p.block.n,
-                "{} is larger than {}",
+                p.split.workspace_bytes <= bound,
+                "{} {g:?}: {} > {bound}",
                 k.name,
-                p.name
+                p.split.workspace_bytes
             );
         }
     }

@@ -60,6 +60,19 @@ rules::catalog! {
         MmaSyncMultistage  f16_f16        64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
         MmaSyncMultistage  bf16_f32       64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
         MmaSyncMultistage  bf16_bf16      64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
+        // Few rows of C (LLM decode, M ≤ 32): 128 columns of B (the weights) per block, a
+        // 64-deep k-tile; split-K gives every SM blocks (docs/decode-log.md). Ranked above the
+        // 64×64 tile, which dispatch still prefers where it computes less padding.
+        MmaSyncMultistage  f16_f32        16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  tf32           16 x 128 x 32   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  f16_f32        32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  tf32           32 x 128 x 32   16 x  32   4    2    5  [nn nt tn tt],
         // sm_90a: one 128-byte swizzle row of k per tile row (k = 64 for 16-bit inputs, 32 for
         // tf32).
         TmaWarpSpecialized f16_f32       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
@@ -161,7 +174,7 @@ mod tests {
         let count = |f: Family| KERNELS.iter().filter(|k| k.family == f).count();
         assert_eq!(count(Family::CudaCore), 4);
         assert_eq!(count(Family::MmaSyncSeed), 4);
-        assert_eq!(count(Family::MmaSyncMultistage), 60);
+        assert_eq!(count(Family::MmaSyncMultistage), 100);
         assert_eq!(count(Family::TmaWarpSpecialized), 20);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::SplitkReduce), 3);

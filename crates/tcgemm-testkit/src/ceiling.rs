@@ -176,3 +176,28 @@ pub fn measure_ceiling(
         tflops: flops as f64 / (ms * 1e-3) / 1e12,
     })
 }
+
+/// Bytes of each buffer of the copy-bandwidth measurement (1 GiB: far beyond any L2).
+pub const COPY_BYTES: usize = 1 << 30;
+
+/// This GPU's device-to-device copy bandwidth, bytes/s: `2 · COPY_BYTES` (read and written) over
+/// the median device time of `runs` copies of one [`COPY_BYTES`] buffer into another
+/// (`cuMemcpyDtoDAsync` on the context's stream), timed like the GEMMs. The floor of a
+/// memory-bound product is its bytes over this.
+pub fn measure_copy_bandwidth(timer: &mut Timer<'_>, runs: usize) -> Result<f64, String> {
+    let stream = timer.ctx().stream().clone();
+    let src = stream
+        .alloc_zeros::<u8>(COPY_BYTES)
+        .map_err(|e| e.to_string())?;
+    let mut dst = stream
+        .alloc_zeros::<u8>(COPY_BYTES)
+        .map_err(|e| e.to_string())?;
+    let times = timer.each(runs.max(1) + 1, &mut |_| {
+        stream
+            .memcpy_dtod(&src, &mut dst)
+            .map_err(|e| e.to_string())
+    })?;
+    // the first copy warms the path; the rest are timed
+    let ms = median(&times[1..]);
+    Ok(2.0 * COPY_BYTES as f64 / (ms * 1e-3))
+}

@@ -174,28 +174,38 @@ pub const TRANSFORMER: [Shape; 9] = [
 /// One small dimension.
 pub const SKINNY: [Shape; 3] = [sh(64, 8192, 8192), sh(8192, 64, 8192), sh(8192, 8192, 64)];
 
-/// LLM decode (issue 14): M (tokens) ∈ {1, 16, 32, 128} × (N, K) of 8B-class layers:
-/// attention (4096, 4096), MLP up/gate (14336, 4096), MLP down (4096, 14336), vocabulary
-/// (128256, 4096). Not in [`all_shapes`]: ask for it (`--shapes decode`). 16×4096×4096 and
-/// 128×4096×4096 are also transformer shapes and report under that suite.
-pub const DECODE: [Shape; 16] = [
-    sh(1, 4096, 4096),
-    sh(1, 14336, 4096),
-    sh(1, 4096, 14336),
-    sh(1, 128256, 4096),
-    sh(16, 4096, 4096),
-    sh(16, 14336, 4096),
-    sh(16, 4096, 14336),
-    sh(16, 128256, 4096),
-    sh(32, 4096, 4096),
-    sh(32, 14336, 4096),
-    sh(32, 4096, 14336),
-    sh(32, 128256, 4096),
-    sh(128, 4096, 4096),
-    sh(128, 14336, 4096),
-    sh(128, 4096, 14336),
-    sh(128, 128256, 4096),
+/// Tokens (M) of the LLM-decode suite.
+pub const DECODE_TOKENS: [usize; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/// `(N, K)` of the LLM-decode suite's layers: an 8B-class model's attention (4096, 4096), MLP
+/// up/gate (14336, 4096) and down (4096, 14336); a 70B-class model's MLP up/gate (28672, 8192);
+/// the vocabulary projection (128256, 4096).
+pub const DECODE_LAYERS: [(usize, usize); 5] = [
+    (4096, 4096),
+    (14336, 4096),
+    (4096, 14336),
+    (28672, 8192),
+    (128256, 4096),
 ];
+
+/// LLM decode: every [`DECODE_TOKENS`] × [`DECODE_LAYERS`], the weights (B) stored `k×n` (`nn`)
+/// and `n×k` (`nt`). Not in [`all_shapes`]: ask for it (`--shapes decode`). The products also in
+/// another suite (16×4096×4096, 128×4096×4096) report under that suite.
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::shapes::decode().len(), 90);
+/// ```
+pub fn decode() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for &(n, k) in &DECODE_LAYERS {
+        for &m in &DECODE_TOKENS {
+            let s = sh(m, n, k);
+            v.push(s);
+            v.push(Shape { trans_b: true, ..s });
+        }
+    }
+    v
+}
 
 /// Sizes that are not multiples of any tile.
 pub const ODD: [Shape; 2] = [sh(1921, 1023, 517), sh(4095, 4095, 4095)];
@@ -281,18 +291,21 @@ impl Shape {
             trans_b: false,
             ..*self
         };
-        let suites: [(&'static str, &[Shape]); 6] = [
+        let suites: [(&'static str, &[Shape]); 5] = [
             ("squares", &SQUARES),
             ("transformer", &TRANSFORMER),
             ("skinny", &SKINNY),
             ("odd", &ODD),
             ("batched", &BATCHED),
-            ("decode", &DECODE),
         ];
+        let decode =
+            || DECODE_LAYERS.contains(&(self.n, self.k)) && DECODE_TOKENS.contains(&self.m);
         suites
             .iter()
             .find(|(_, list)| list.contains(&plain))
-            .map_or("other", |(name, _)| name)
+            .map(|(name, _)| *name)
+            .or_else(|| (self.batch == 1 && decode()).then_some("decode"))
+            .unwrap_or("other")
     }
 
     /// A power-of-two square (the report adds f16 → f32 rows for these).
@@ -406,7 +419,7 @@ impl Shape {
                 "skinny" => SKINNY.to_vec(),
                 "odd" => ODD.to_vec(),
                 "batched" => BATCHED.to_vec(),
-                "decode" => DECODE.to_vec(),
+                "decode" => decode(),
                 "quick" => QUICK.to_vec(),
                 "all" => all_shapes(),
                 _ => vec![Shape::parse(item)?],

@@ -249,6 +249,8 @@ struct Document<'a> {
     command: String,
     method: Method,
     ceilings: &'a Ceilings,
+    /// The copy bandwidth, bytes/s (the floor of the "% of floor" column).
+    bandwidth: Result<f64, String>,
     rows: &'a [Row],
     with_chart: bool,
 }
@@ -256,13 +258,15 @@ struct Document<'a> {
 impl Document<'_> {
     /// `BENCHMARKS.md`.
     fn markdown(&self) -> String {
-        let (table, notes) = report::results_table(self.rows, self.ceilings);
+        let (table, notes) =
+            report::results_table(self.rows, self.ceilings, self.bandwidth.clone());
         let mut md = report::header(self.device_line, &self.blas_line, &self.command);
         let _ = writeln!(md, "{}", report::method_line(&self.method));
         let _ = writeln!(
             md,
-            "\n## Instruction ceilings\n\n{}",
-            report::ceilings_table(self.ceilings)
+            "\n## Instruction ceilings\n\n{}\n{}\n",
+            report::ceilings_table(self.ceilings),
+            report::bandwidth_line(&self.bandwidth)
         );
         let _ = writeln!(md, "## tcgemm vs cuBLAS\n\n{table}");
         if !notes.is_empty() {
@@ -289,10 +293,12 @@ impl Document<'_> {
 
     /// The ceilings, the notes and the results table, on stdout (the results table, then the summary, last).
     fn print(&self, device: &str) {
-        let (table, notes) = report::results_table(self.rows, self.ceilings);
+        let (table, notes) =
+            report::results_table(self.rows, self.ceilings, self.bandwidth.clone());
         println!(
-            "## Instruction ceilings ({device})\n\n{}",
-            report::ceilings_table(self.ceilings)
+            "## Instruction ceilings ({device})\n\n{}\n{}\n",
+            report::ceilings_table(self.ceilings),
+            report::bandwidth_line(&self.bandwidth)
         );
         if !notes.is_empty() {
             println!("Notes:\n{}", report::numbered(&notes));
@@ -368,12 +374,17 @@ fn main() -> ExitCode {
         reps_seen: Cell::new((usize::MAX, 0)),
     };
     let ceilings = measure_ceilings(&mut timer);
+    let bandwidth = ceiling::measure_copy_bandwidth(&mut timer, 10);
+    match &bandwidth {
+        Ok(bw) => eprintln!("copy bandwidth {:.0} GB/s", bw / 1e9),
+        Err(e) => eprintln!("copy bandwidth: error: {e}"),
+    }
     let (rows, failed) = run_cases(&env, &mut timer, &cases);
     finish(
         &args,
         &env,
         &timer,
-        &ceilings,
+        (&ceilings, bandwidth),
         &rows,
         (&device, blas_line),
         failed,
@@ -385,7 +396,7 @@ fn finish(
     args: &Args,
     env: &Env<'_>,
     timer: &Timer<'_>,
-    ceilings: &Ceilings,
+    (ceilings, bandwidth): (&Ceilings, Result<f64, String>),
     rows: &[Row],
     (device, blas_line): (&str, String),
     failed: bool,
@@ -405,6 +416,7 @@ fn finish(
             samples: env.samples,
         },
         ceilings,
+        bandwidth,
         rows,
         with_chart: env.blas.is_ok(),
     };

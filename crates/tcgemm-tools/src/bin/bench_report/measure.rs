@@ -21,6 +21,8 @@ const SLOW_AFTER_S: f64 = 360.0;
 #[derive(Clone, Debug)]
 pub struct Meas {
     pub ms: f64,
+    /// Host time of one call (enqueueing only: the GPU is held behind a delay), median, µs.
+    pub host_us: f64,
     pub tflops: f64,
     pub err: f64,
     pub reps: usize,
@@ -164,21 +166,26 @@ fn set_result(rows: &mut [Row], imp: Imp, r: Result<Meas, String>) {
 
 /// Speed: interleaved rounds (one launch of each implementation in `order`, each on the next
 /// buffer set), two warm-up rounds, then enough rounds for about [`CASE_BUDGET_MS`] of GPU time.
-/// Returns every launch's time, in launch order, and the timed rounds.
+/// Returns every launch's device time and host time (µs), in launch order, and the timed rounds.
 fn timed_rounds<I: TestElem, O: TestElem>(
     env: &Env<'_>,
     timer: &mut Timer<'_>,
     case: (Path, Shape),
     sets: &mut Sets<I, O>,
     order: &[Imp],
-) -> Result<(Vec<f64>, usize), String> {
+) -> Result<(Vec<f64>, Vec<f64>, usize), String> {
     let (n, nsets) = (order.len(), sets.len());
     let mut next = 0usize;
+    let mut host_us: Vec<f64> = Vec::new();
     let mut timed = |timer: &mut Timer<'_>, rounds: usize| {
+        host_us.clear();
         timer.each(rounds * n, &mut |j| {
             let s = next % nsets;
             next += 1;
-            launch(env, order[j % n], case, sets, s)
+            let t0 = Instant::now();
+            let r = launch(env, order[j % n], case, sets, s);
+            host_us.push(t0.elapsed().as_secs_f64() * 1e6);
+            r
         })
     };
     let warm = timed(timer, 2)?;
@@ -188,7 +195,8 @@ fn timed_rounds<I: TestElem, O: TestElem>(
         None if env.started.elapsed().as_secs_f64() > SLOW_AFTER_S => MIN_REPS,
         None => ((CASE_BUDGET_MS / round_ms.max(1e-3)) as usize).clamp(MIN_REPS, MAX_REPS),
     };
-    Ok((timed(timer, reps)?, reps))
+    let times = timed(timer, reps)?;
+    Ok((times, host_us, reps))
 }
 
 /// Measures one (shape, path): the dispatch row first, then one row per forced kernel.
@@ -231,18 +239,25 @@ fn run_case<I: TestElem, O: TestElem>(
     }
     let order: Vec<Imp> = active.iter().map(|a| a.0).collect();
     match timed_rounds(env, timer, (path, shape), &mut sets, &order) {
-        Ok((times, reps)) => {
+        Ok((times, host_us, reps)) => {
             let (lo, hi) = env.reps_seen.get();
             env.reps_seen.set((lo.min(reps), hi.max(reps)));
             for (i, &(imp, err)) in active.iter().enumerate() {
                 let mine: Vec<f64> = times.iter().skip(i).step_by(order.len()).copied().collect();
                 let ms = median(&mine);
+                let host: Vec<f64> = host_us
+                    .iter()
+                    .skip(i)
+                    .step_by(order.len())
+                    .copied()
+                    .collect();
                 let tflops = shape.flops() as f64 / (ms * 1e-3) / 1e12;
                 set_result(
                     &mut rows,
                     imp,
                     Ok(Meas {
                         ms,
+                        host_us: median(&host),
                         tflops,
                         err,
                         reps,

@@ -8,7 +8,7 @@ use tcgemm::Math;
 use tcgemm_testkit::ceiling::{self, Ceiling};
 use tcgemm_testkit::{blas, guarded};
 
-use crate::measure::Row;
+use crate::measure::{Meas, Row};
 
 /// The measured ceilings, one per instruction (or why not).
 pub type Ceilings = Vec<(Math, Result<Ceiling, String>)>;
@@ -84,6 +84,19 @@ pub fn ceilings_table(ceilings: &Ceilings) -> String {
     s
 }
 
+/// The copy-bandwidth line under the ceilings table.
+pub fn bandwidth_line(bw: &Result<f64, String>) -> String {
+    match bw {
+        Ok(bw) => format!(
+            "Device-to-device copy bandwidth: {:.0} GB/s (1 GiB copied, read and written, median of \
+             10). A row's \"% of floor\" is the time to move its A, B and C once at this bandwidth \
+             over its measured time.",
+            bw / 1e9
+        ),
+        Err(e) => format!("Copy bandwidth: not measured ({e})."),
+    }
+}
+
 /// Error messages numbered in order of first use, for the notes under the table.
 #[derive(Default)]
 struct Notes(Vec<String>);
@@ -102,12 +115,25 @@ impl Notes {
     }
 }
 
-/// The results table and the notes (full error messages, numbered).
-pub fn results_table(rows: &[Row], ceilings: &Ceilings) -> (String, Vec<String>) {
+/// Percent of the bandwidth floor of a row: the time to move its bytes once (A, B and C, each
+/// read or written once) at the copy bandwidth (`bw`, bytes/s) over the measured time.
+pub fn of_floor(r: &Row, m: &Meas, bw: f64) -> f64 {
+    let (input, output) = r.path.elems();
+    let floor_s = r.shape.set_bytes(input, output) as f64 / bw;
+    100.0 * floor_s / (m.ms * 1e-3)
+}
+
+/// The results table and the notes (full error messages, numbered). `bw`: the copy bandwidth
+/// (bytes/s) for the "% of floor" column.
+pub fn results_table(
+    rows: &[Row],
+    ceilings: &Ceilings,
+    bw: Result<f64, String>,
+) -> (String, Vec<String>) {
     let mut notes = Notes::default();
     let mut s = String::from(
-        "| shape | path | kernel | ours TFLOPS | cuBLAS TFLOPS | ours / cuBLAS | % of ceiling | ours rel err | cuBLAS rel err |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|\n",
+        "| shape | path | kernel | ours TFLOPS | cuBLAS TFLOPS | ours / cuBLAS | % of ceiling | % of floor | host µs ours / cuBLAS | ours rel err | cuBLAS rel err |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let kernel = if r.forced {
@@ -117,24 +143,31 @@ pub fn results_table(rows: &[Row], ceilings: &Ceilings) -> (String, Vec<String>)
         } else {
             format!("`{}`", r.kernel)
         };
-        let (ours, ours_err, of_ceiling) = match &r.ours {
+        let (ours, ours_err, of_ceiling, floor) = match &r.ours {
             Ok(m) => (
                 tflops(m.tflops),
                 rel_err(m.err),
                 ceiling_of(ceilings, r.path.ceiling_math()).map_or("–".into(), |c| {
                     format!("{:.0}%", 100.0 * m.tflops / c.tflops)
                 }),
+                bw.as_ref()
+                    .map_or("–".into(), |&bw| format!("{:.0}%", of_floor(r, m, bw))),
             ),
-            Err(e) => (notes.cell(e), "–".into(), "–".into()),
+            Err(e) => (notes.cell(e), "–".into(), "–".into(), "–".into()),
         };
         let (theirs, theirs_err) = match &r.blas {
             Ok(m) => (tflops(m.tflops), rel_err(m.err)),
             Err(e) => (notes.cell(e), "–".into()),
         };
         let ratio = ratio(r).map_or("–".into(), |x| format!("{:.0}%", 100.0 * x));
+        let host = |m: &Result<Meas, String>| {
+            m.as_ref()
+                .map_or("–".into(), |m| format!("{:.1}", m.host_us))
+        };
+        let host = format!("{} / {}", host(&r.ours), host(&r.blas));
         let _ = writeln!(
             s,
-            "| {} | {} | {kernel} | {ours} | {theirs} | {ratio} | {of_ceiling} | {ours_err} | {theirs_err} |",
+            "| {} | {} | {kernel} | {ours} | {theirs} | {ratio} | {of_ceiling} | {floor} | {host} | {ours_err} | {theirs_err} |",
             r.shape.label(),
             r.path.name()
         );
