@@ -23,22 +23,41 @@ use {
 /// Threads per block of the reduction kernels.
 pub const THREADS: u32 = 256;
 
-/// Sums the slices of the group of 4 at `wa` (the group's address in slice 0).
+/// Slices whose loads one thread has in flight at once.
+#[cfg(target_arch = "nvptx64")]
+const LOADS_IN_FLIGHT: u32 = 8;
+
+/// Sums the slices of the group of 4 at `wa` (the group's address in slice 0), in slice order:
+/// `((W[0] + W[1]) + W[2]) + …`. The loads go out [`LOADS_IN_FLIGHT`] slices at a time before
+/// their sums (one memory latency per batch, not per slice: a 1×4096 reduction of 8 slices
+/// took 3.7 µs with one load in flight, docs/decode-log.md); the order of the additions, and so
+/// every bit of the result, is the same.
 ///
 /// # Safety
 /// `wa + s·stride_bytes` is a valid, 16-byte-aligned workspace address for every `s < slices`.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn sum_slices(wa: u64, slices: u32, stride_bytes: u64) -> [f32; 4] {
-    let mut acc = ld_global_nc_v4_f32(wa);
-    let mut s = 1;
-    while s < slices {
-        let v = ld_global_nc_v4_f32(wa + s as u64 * stride_bytes);
-        acc[0] += v[0];
-        acc[1] += v[1];
-        acc[2] += v[2];
-        acc[3] += v[3];
-        s += 1;
+    let mut acc = [0.0f32; 4];
+    let mut s0 = 0;
+    while s0 < slices {
+        let mut v = [[0.0f32; 4]; LOADS_IN_FLIGHT as usize];
+        for (i, vi) in v.iter_mut().enumerate() {
+            if s0 + (i as u32) < slices {
+                *vi = ld_global_nc_v4_f32(wa + (s0 as u64 + i as u64) * stride_bytes);
+            }
+        }
+        for (i, vi) in v.iter().enumerate() {
+            let s = s0 + i as u32;
+            if s == 0 {
+                acc = *vi;
+            } else if s < slices {
+                for e in 0..4 {
+                    acc[e] += vi[e];
+                }
+            }
+        }
+        s0 += LOADS_IN_FLIGHT;
     }
     acc
 }
