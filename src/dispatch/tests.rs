@@ -216,6 +216,34 @@ fn the_slices_of_a_split_count_toward_fill() {
     );
 }
 
+#[test]
+fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
+    use tcgemm_kernels::config::Family;
+    let pick = |g: Gemm| {
+        select(KERNELS, &f32_problem(&g, false), Some(132), |_| true)
+            .map(|s| (s.family, s.block.m))
+            .unwrap()
+    };
+    let few_rows = Family::CudaCoreMultistage;
+    // one row: the 8-row tile is the least padding (1 tenth; every other tile 0)
+    for (n, k) in [(14336, 4096), (4096, 4096), (128256, 4096), (4096, 14336)] {
+        assert_eq!(pick(Gemm::new(1, n, k)), (few_rows, 8), "1x{n}x{k}");
+        assert_eq!(pick(Gemm::new(1, n, k).trans_b(true)), (few_rows, 8));
+    }
+    // 16 rows over 14336 columns: 8- and 16-row tiles both fill the GPU without padding: rank
+    assert_eq!(pick(Gemm::new(16, 14336, 4096)), (few_rows, 16));
+    // large products stay on the 128x128 tile
+    assert_eq!(pick(Gemm::new(4096, 4096, 4096)).0, Family::CudaCore);
+    let tf32 = select(
+        KERNELS,
+        &f32_problem(&Gemm::new(4096, 4096, 4096), true),
+        Some(132),
+        |_| true,
+    )
+    .unwrap();
+    assert_eq!(tf32.math, Math::MmaTf32);
+}
+
 // docs/errors.md rows checked in this module.
 
 #[test]

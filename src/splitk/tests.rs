@@ -56,6 +56,19 @@ fn decode_16x4096x4096_f16_splits_eight_ways_on_the_f32_twin() {
 }
 
 #[test]
+fn decode_1x4096x4096_fp32_splits_eight_ways_on_the_8_row_tile() {
+    let p = plan(
+        "sgemm_nt_8x128x32_t8x4_s4",
+        &Gemm::new(1, 4096, 4096).trans_b(true),
+    );
+    assert_eq!(p.kernel.family, Family::CudaCoreMultistage);
+    // 32 tiles, 132·2 = 264 slots: 264/32 = 8 slices of 512
+    assert_eq!((p.split.slices, p.split.kslice), (8, 512));
+    assert_eq!(p.grid, (32, 8, 1));
+    assert_eq!(p.split.workspace_bytes, 8 * 4096 * 4);
+}
+
+#[test]
 fn the_twin_comes_from_the_table() {
     for k in KERNELS.iter().filter(|k| k.role() == Role::Gemm) {
         match f32_twin(k, KERNELS) {

@@ -11,7 +11,7 @@
 //!
 //! Columns of a GEMM line: family; precision (`{input}_{output}`, `tf32`, `f32` for FFMA,
 //! `f16_f16_acc16` for f16 accumulation); block tile `M x N x K`; warp tile `M x N` (the per-thread
-//! tile for the CUDA-core family; the warp tile's k is the instruction's); `st`: pipeline stages;
+//! tile for the CUDA-core families; the warp tile's k is the instruction's); `st`: pipeline stages;
 //! `b/SM`: blocks per SM the kernel is built for (`.minnctapersm`; a layout may override it as
 //! `layout:blocks`); `rank`: dispatch preference (highest wins among kernels that can run a call);
 //! the layouts. The rules are in `catalog/rules.rs`; docs/ARCHITECTURE.md says where to add a shape.
@@ -35,6 +35,13 @@ rules::catalog! {
         // CUDA cores. 2 blocks/SM caps registers at 128; `tn` (both operands contiguous along M/N,
         // so both carry 64-bit k-strides) needs 141 and would spill 24 B under that cap: 1 block/SM.
         CudaCore           f32           128 x 128 x  8    8 x   8   2    2   10  [nn nt tn:1 tt],
+        // CUDA cores, few rows of C (LLM decode, m ≤ 32: bound by reading B once). Per-thread tile
+        // TM×TN over all of a warp's rows; 4 warps split each k-tile (8 k each). Ranks below the
+        // 128×128 tile's, rising with BM: dispatch takes these where that tile is mostly padding,
+        // and on equal padding the taller tile (B read once).
+        CudaCoreMultistage f32             8 x 128 x 32    8 x   4   4    2    5  [nn nt tn tt],
+        CudaCoreMultistage f32            16 x 128 x 32   16 x   4   4    2    6  [nn nt tn tt],
+        CudaCoreMultistage f32            32 x 128 x 32   16 x   4   4    2    7  [nn:1 nt:1 tn tt],
         // The seed TF32 kernel, kept as the named baseline: only taken when asked for by name.
         MmaSyncSeed        tf32          128 x 128 x 16   32 x  64   2    2    1  [nn nt tn tt],
         // 16-bit mma.sync, mid-size problems.
@@ -131,7 +138,7 @@ mod tests {
                 (true, true) => "_tt_",
             };
             let (b, w) = (k.block, k.warp);
-            let tile = if k.family == Family::CudaCore {
+            let tile = if matches!(k.family, Family::CudaCore | Family::CudaCoreMultistage) {
                 "t"
             } else {
                 "w"
@@ -173,6 +180,7 @@ mod tests {
     fn every_family_is_declared() {
         let count = |f: Family| KERNELS.iter().filter(|k| k.family == f).count();
         assert_eq!(count(Family::CudaCore), 4);
+        assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 100);
         assert_eq!(count(Family::TmaWarpSpecialized), 20);

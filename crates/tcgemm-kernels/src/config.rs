@@ -117,6 +117,11 @@ pub enum Family {
     /// FP32 on CUDA cores: `fma.rn.f32`, a per-thread register tile, a two-stage shared-memory
     /// pipeline. Any alignment.
     CudaCore,
+    /// FP32 on CUDA cores for few rows of C (LLM decode): `fma.rn.f32` from a `cp.async`
+    /// multistage shared-memory pipeline; a block tile of a few rows, each warp's lanes own all
+    /// its rows × a few columns and the warps split every k-tile into k-slices, summed through
+    /// shared memory at the end. Any alignment.
+    CudaCoreMultistage,
     /// The seed TF32 `mma.sync` kernel (seed 000), kept as the named baseline.
     MmaSyncSeed,
     /// `mma.sync` tensor cores fed by a `cp.async` multistage shared-memory pipeline (TF32, FP16,

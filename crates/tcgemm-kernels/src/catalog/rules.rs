@@ -64,10 +64,16 @@ macro_rules! catalog {
 
 /// The name of a GEMM kernel, one rule per family (the PTX symbol, dispatch key, bench id and
 /// test name): `{precision}_{layout}_{BM}x{BN}x{BK}_w{WM}x{WN}_s{stages}`, with `sgemm` and a
-/// per-thread tile `t{TM}x{TN}` for the CUDA-core family, and the suffixes `_acc16` (f16
-/// accumulation), `_seed` and `_tma`.
+/// per-thread tile `t{TM}x{TN}` for the two CUDA-core families (told apart by their shapes: the
+/// multistage one has few rows and more stages), and the suffixes `_acc16` (f16 accumulation),
+/// `_seed` and `_tma`.
 macro_rules! kernel_name {
     (CudaCore $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            "sgemm_", stringify!($ly), "_", $bm, "x", $bn, "x", $bk, "_t", $wm, "x", $wn, "_s", $s
+        )
+    };
+    (CudaCoreMultistage $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
             "sgemm_", stringify!($ly), "_", $bm, "x", $bn, "x", $bk, "_t", $wm, "x", $wn, "_s", $s
         )
@@ -136,6 +142,9 @@ macro_rules! precision {
 macro_rules! body_rule {
     (CudaCore $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::cuda_core::$f($($a),*)
+    };
+    (CudaCoreMultistage $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::cuda_core_multistage::$f($($a),*)
     };
     (MmaSyncSeed $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::mma_sync_seed::$f($($a),*)

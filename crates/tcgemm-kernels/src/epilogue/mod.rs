@@ -8,10 +8,13 @@
 //! writers differ only in how the accumulator layout maps to rows and columns of C:
 //! - [`thread_tile`]: per-thread `8×8` tiles of the CUDA-core family (16-byte row segments);
 //! - [`fragment`]: `m16n8` `mma.sync` accumulator fragments (column pairs; per element for the seed);
+//! - [`segment`]: 4-column row segments (the CUDA-core multistage family, after its k-slices are
+//!   summed);
 //! - `wgmma` (sm_90a): a warpgroup's `64×256` `wgmma` accumulators (16-byte stores after a
 //!   shuffle inside each quad of lanes).
 
 pub mod fragment;
+pub mod segment;
 pub mod thread_tile;
 #[cfg(target_feature = "sm_90a")]
 pub mod wgmma;

@@ -30,6 +30,28 @@ macro_rules! gemm_entry {
             );
         };
     };
+    (CudaCoreMultistage $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            use $crate::threadblock::cuda_core_multistage::a_copy_threads;
+            const S: $crate::config::KernelSpec = $spec;
+            $crate::kernels::grid_entry!(
+                $name,
+                $crate::threadblock::cuda_core_multistage::gemm::<
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.block.k },
+                    { S.warp.m as usize },
+                    { S.warp.n as usize },
+                    { S.stages },
+                    { S.threads },
+                    { a_copy_threads(S.block, S.threads) },
+                >
+            );
+        };
+    };
     (MmaSyncSeed $prec:ident, $name:expr, $spec:expr) => {
         #[cfg(not(target_feature = "sm_90a"))]
         const _: () = {

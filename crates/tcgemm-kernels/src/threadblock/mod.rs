@@ -5,12 +5,15 @@
 //! Each family's module is compiled on the host too, for the rules the kernel table is computed
 //! with: its `smem_bytes` (the dynamic shared memory its body lays out) and its `threads`.
 //! - [`cuda_core`]: FP32 on CUDA cores, register-staged two-stage pipeline;
+//! - [`cuda_core_multistage`]: FP32 on CUDA cores for few rows of C, `cp.async` multistage
+//!   pipeline, warps splitting each k-tile;
 //! - [`mma_sync_seed`]: the seed TF32 kernel, kept as the named baseline;
 //! - [`mma_sync_multistage`]: 16-bit `mma.sync`, `cp.async` multistage pipeline;
 //! - [`mma_sync_multistage_tf32`]: TF32 `mma.sync`, `cp.async` multistage pipeline;
 //! - [`tma_warp_specialized`]: sm_90a, TMA + `mbarrier` ring + `wgmma`, warp-specialized, persistent.
 
 pub mod cuda_core;
+pub mod cuda_core_multistage;
 #[cfg(target_arch = "nvptx64")]
 pub mod global_to_shared;
 pub mod mma_sync_multistage;
