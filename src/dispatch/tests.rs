@@ -220,12 +220,12 @@ fn the_slices_of_a_split_count_toward_fill() {
 fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
     use tcgemm_kernels::config::Family;
     let pick = |g: Gemm| {
-        select(KERNELS, &f32_problem(&g, false), Some(132), |_| true)
+        select(KERNELS, &f32_problem(&g, false), Some(132), |_| true, |_| 1)
             .map(|s| (s.family, s.block.m))
             .unwrap()
     };
     let few_rows = Family::CudaCoreMultistage;
-    // one row: the 8-row tile is the least padding (1 tenth; every other tile 0)
+    // one row: the 8-row tile is the least padding (8x: class 6; the 16-row tile's is 8)
     for (n, k) in [(14336, 4096), (4096, 4096), (128256, 4096), (4096, 14336)] {
         assert_eq!(pick(Gemm::new(1, n, k)), (few_rows, 8), "1x{n}x{k}");
         assert_eq!(pick(Gemm::new(1, n, k).trans_b(true)), (few_rows, 8));
@@ -239,6 +239,7 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
         &f32_problem(&Gemm::new(4096, 4096, 4096), true),
         Some(132),
         |_| true,
+        |_| 1,
     )
     .unwrap();
     assert_eq!(tf32.math, Math::MmaTf32);
