@@ -245,6 +245,21 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
     assert_eq!(tf32.math, Math::MmaTf32);
 }
 
+#[test]
+fn tensor_core_calls_with_few_rows_take_the_few_row_tiles_below_64_rows() {
+    let pick = |m: usize| {
+        let p = problem(&Gemm::new(m, 14336, 4096), Elem::F16, Elem::F16, false);
+        select(KERNELS, &p, Some(132), |_| true, |_| 1)
+            .map(|s| (s.block.m, s.block.n))
+            .unwrap()
+    };
+    assert_eq!(pick(1), (16, 128));
+    assert_eq!(pick(16), (16, 128));
+    assert_eq!(pick(32), (32, 128));
+    // 64 rows: the 64×64 tile reads the weights once; two 32-row tiles would read them twice
+    assert_eq!(pick(64), (64, 64));
+}
+
 // docs/errors.md rows checked in this module.
 
 #[test]
