@@ -246,7 +246,7 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
 }
 
 #[test]
-fn tensor_core_calls_with_few_rows_take_the_few_row_tiles_below_64_rows() {
+fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
     let pick = |m: usize| {
         let p = problem(&Gemm::new(m, 14336, 4096), Elem::F16, Elem::F16, false);
         select(KERNELS, &p, Some(132), |_| true, |_| 1)
@@ -256,8 +256,17 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles_below_64_rows() {
     assert_eq!(pick(1), (16, 128));
     assert_eq!(pick(16), (16, 128));
     assert_eq!(pick(32), (32, 128));
-    // 64 rows: the 64×64 tile reads the weights once; two 32-row tiles would read them twice
-    assert_eq!(pick(64), (64, 64));
+    // 64 rows: no padding on either; rank: two 32-row tiles measured faster than the 64×64 tile
+    assert_eq!(pick(64), (32, 128));
+    // a batch of 64×64 products: the 32×128 tile would pad 2×
+    let p = problem(
+        &Gemm::new(64, 64, 64).batch(1000),
+        Elem::F16,
+        Elem::F16,
+        false,
+    );
+    let batched = select(KERNELS, &p, Some(132), |_| true, |_| 1).unwrap();
+    assert_eq!((batched.block.m, batched.block.n), (64, 64));
 }
 
 // docs/errors.md rows checked in this module.

@@ -67,21 +67,21 @@ rules::catalog! {
         MmaSyncMultistage  f16_f16        64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
         MmaSyncMultistage  bf16_f32       64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
         MmaSyncMultistage  bf16_bf16      64 x  64 x 32   16 x  32   4    4    3  [nn nt tn tt],
-        // Few rows of C (LLM decode, M ≤ 32): 128 columns of B (the weights) per block, a
-        // 64-deep k-tile; split-K gives every SM blocks (docs/decode-log.md). Ranked below the
-        // 64×64 tile: dispatch takes them where they pad less (M < 64), not where they would
-        // read the weights once per 16 or 32 rows (M = 64 ran at 0.47-0.61x cuBLAS on the H200
-        // with these ranked above it).
-        MmaSyncMultistage  f16_f32        16 x 128 x 64   16 x  32   4    2    1  [nn nt tn tt],
-        MmaSyncMultistage  f16_f16        16 x 128 x 64   16 x  32   4    2    1  [nn nt tn tt],
-        MmaSyncMultistage  bf16_f32       16 x 128 x 64   16 x  32   4    2    1  [nn nt tn tt],
-        MmaSyncMultistage  bf16_bf16      16 x 128 x 64   16 x  32   4    2    1  [nn nt tn tt],
-        MmaSyncMultistage  tf32           16 x 128 x 32   16 x  32   4    2    1  [nn nt tn tt],
-        MmaSyncMultistage  f16_f32        32 x 128 x 64   16 x  32   4    2    2  [nn nt tn tt],
-        MmaSyncMultistage  f16_f16        32 x 128 x 64   16 x  32   4    2    2  [nn nt tn tt],
-        MmaSyncMultistage  bf16_f32       32 x 128 x 64   16 x  32   4    2    2  [nn nt tn tt],
-        MmaSyncMultistage  bf16_bf16      32 x 128 x 64   16 x  32   4    2    2  [nn nt tn tt],
-        MmaSyncMultistage  tf32           32 x 128 x 32   16 x  32   4    2    2  [nn nt tn tt],
+        // Few rows of C (LLM decode, M ≤ 64): 128 columns of B (the weights) per block, a
+        // 64-deep k-tile; split-K gives every SM blocks (docs/decode-log.md). Ranked above the
+        // 64×64 tile, which dispatch still prefers where it computes less padding: at M = 64 two
+        // 32-row tiles (the weights read twice, the second time mostly from L2) measured
+        // 0.47-0.64x cuBLAS on the H200, the 64×64 tile (4 KB of weights per stage) 0.41-0.58x.
+        MmaSyncMultistage  f16_f32        16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  tf32           16 x 128 x 32   16 x  32   4    2    4  [nn nt tn tt],
+        MmaSyncMultistage  f16_f32        32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
+        MmaSyncMultistage  tf32           32 x 128 x 32   16 x  32   4    2    5  [nn nt tn tt],
         // sm_90a: one 128-byte swizzle row of k per tile row (k = 64 for 16-bit inputs, 32 for
         // tf32).
         TmaWarpSpecialized f16_f32       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
