@@ -56,13 +56,7 @@ const RPAD: u32 = 4;
 
 /// Bytes of one operand tile with `r` rows and depth `bk` (the larger of the two layouts).
 const fn tile_bytes(r: u32, bk: u32) -> u32 {
-    let kc = r * (bk + KPAD) * 4;
-    let rc = bk * (r + RPAD) * 4;
-    if kc > rc {
-        kc
-    } else {
-        rc
-    }
+    super::operand_tile_bytes(r, bk, KPAD, RPAD, 4)
 }
 
 /// Warps of a `block` tile of `thread`-sized register tiles: (along M, along N, along K).

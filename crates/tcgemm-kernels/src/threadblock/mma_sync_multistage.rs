@@ -29,13 +29,7 @@ const PAD: u32 = 8;
 
 /// Bytes of one operand tile with `r` rows and depth `bk` (the larger of the two layouts).
 const fn tile_bytes(r: u32, bk: u32) -> u32 {
-    let kc = r * (bk + PAD) * 2;
-    let rc = bk * (r + PAD) * 2;
-    if kc > rc {
-        kc
-    } else {
-        rc
-    }
+    super::operand_tile_bytes(r, bk, PAD, PAD, 2)
 }
 
 pub use super::mma_sync_threads as threads;

@@ -29,13 +29,7 @@ const RPAD: u32 = 8;
 
 /// Bytes of one operand tile with `r` rows and depth `bk` (the larger of the two layouts).
 const fn tile_bytes(r: u32, bk: u32) -> u32 {
-    let kc = r * (bk + KPAD) * 4;
-    let rc = bk * (r + RPAD) * 4;
-    if kc > rc {
-        kc
-    } else {
-        rc
-    }
+    super::operand_tile_bytes(r, bk, KPAD, RPAD, 4)
 }
 
 pub use super::mma_sync_threads as threads;

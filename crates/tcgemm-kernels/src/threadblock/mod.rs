@@ -82,3 +82,23 @@ pub fn batch_bases(
         crate::arch::global::to_global(p.c).wrapping_add(z * p.stride_c * out_bytes),
     )
 }
+
+/// Bytes of an `r × bk` operand tile of `elem_bytes`-byte elements in shared memory, in the larger
+/// of its two layouts (`r` rows of `bk + kpad`, or `bk` rows of `r + rpad`; see `global_to_shared`),
+/// so one stage size
+/// serves either operand layout.
+///
+/// ```
+/// use tcgemm_kernels::threadblock::operand_tile_bytes;
+/// assert_eq!(operand_tile_bytes(128, 32, 8, 8, 2), 128 * 40 * 2);
+/// assert_eq!(operand_tile_bytes(16, 64, 8, 8, 2), 64 * 24 * 2);
+/// ```
+pub const fn operand_tile_bytes(r: u32, bk: u32, kpad: u32, rpad: u32, elem_bytes: u32) -> u32 {
+    let kc = r * (bk + kpad) * elem_bytes;
+    let rc = bk * (r + rpad) * elem_bytes;
+    if kc > rc {
+        kc
+    } else {
+        rc
+    }
+}
