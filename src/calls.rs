@@ -311,9 +311,9 @@ impl Context {
         Ok(plan)
     }
 
-    /// Enqueues a split call on the context's stream while holding the workspace: the slices of
-    /// full depth as one batch, the shorter last slice (if any) as a second launch, then the
-    /// reduction into C.
+    /// Enqueues a split call on the context's stream while holding the workspace: one launch of
+    /// the f32 twin over the slices, whose last CTA per tile sums the tile's slices into C, or
+    /// which the reduction kernel follows.
     ///
     /// # Safety
     /// As [`Context::launch_problem`]; `func` is `plan.kernel`'s loaded entry point.
@@ -323,10 +323,6 @@ impl Context {
         plan: &Plan,
         problem: &Problem,
     ) -> Result<()> {
-        let reduce = plan.split.reduce.ok_or_else(|| {
-            Error::Unsupported("a split plan without its reduction kernel".into())
-        })?;
-        let reduce_fn = self.function(reduce, "split-K reduction kernel")?;
         let p = launch::params(problem)?;
         let stream = self.stream();
         let ws = self.split_workspace(plan.split.workspace_bytes)?;
@@ -334,25 +330,23 @@ impl Context {
             .as_ref()
             .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?
             .addr;
-        let l = splitk::split_params(&p, problem, &plan.split, addr);
-        let cuda = self.cuda();
-        let cu = stream.cu_stream();
-        // SAFETY: the slices read A and B inside the call's validated extents (slice s covers
-        // k in [s·kslice, min((s+1)·kslice, k))) and write only their slice of the workspace,
-        // which holds `workspace_bytes`; the reduction reads the workspace and writes C's m×n.
-        // All on the context's stream, in this order, while the workspace lock is held.
+        let sms = self.capabilities().sm_count;
+        let params = splitk::split_params(&p, problem, &plan.split, addr, sms);
+        let (cuda, cu) = (self.cuda(), stream.cu_stream());
+        // SAFETY: slice s reads A and B inside the call's validated extents (k in
+        // [s·kslice, min((s+1)·kslice, k))) and writes only its slice of the workspace, which
+        // holds `workspace_bytes` (the counters of the call's tiles, then the slices); the last
+        // CTA of each tile, or the reduction after the launch, reads the slices and writes C's
+        // m×n. On the context's stream, in this order, while the workspace lock is held.
         unsafe {
-            launch::launch(cuda, cu, func, plan, &l.batched)?;
-            if let Some(last) = &l.last {
-                let one = Plan {
-                    grid: (plan.grid.0, 1, 1),
-                    ..*plan
-                };
-                launch::launch(cuda, cu, func, &one, last)?;
+            launch::launch(cuda, cu, func, plan, &params)?;
+            if let Some(reduce) = plan.split.reduce {
+                let reduce_fn = self.function(reduce, "split-K reduction kernel")?;
+                let blocks = splitk::reduce_blocks(reduce, p.m, p.n, sms);
+                let rplan = Plan::with_grid(reduce, (blocks, 1, 1), 0);
+                launch::launch(cuda, cu, reduce_fn, &rplan, &params)?;
             }
-            let blocks = splitk::reduce_blocks(reduce, p.m, p.n, self.capabilities().sm_count);
-            let rplan = Plan::with_grid(reduce, (blocks, 1, 1), 0);
-            launch::launch(cuda, cu, reduce_fn, &rplan, &l.reduce)
+            Ok(())
         }
     }
 }

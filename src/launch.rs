@@ -2,7 +2,7 @@
 //!
 //! Every entry point takes one parameter block by value, of the kind its family declares
 //! ([`Family::params`](tcgemm_kernels::config::Family::params)): [`GemmParams`], [`TmaParams`],
-//! [`ConvertParams`], [`CeilingParams`] or [`SplitkReduceParams`]. [`launch`] checks the block against the kernel before
+//! [`ConvertParams`] or [`CeilingParams`]. [`launch`] checks the block against the kernel before
 //! enqueueing it.
 
 use crate::error::{invalid, Error, Result};
@@ -12,7 +12,7 @@ use cudarc::driver::sys::CUstream;
 use cudarc::driver::{result, CudaContext, CudaFunction};
 use tcgemm_kernels::config::{ParamsKind, DEFAULT_GROUP_M};
 use tcgemm_kernels::params::{
-    flags, CeilingParams, ConvertParams, GemmParams, SplitkReduceParams, TmaParams,
+    flags, CeilingParams, ConvertParams, GemmParams, SplitTail, TmaParams,
 };
 
 /// A `#[repr(C)]` parameter block an entry point takes by value.
@@ -35,10 +35,6 @@ impl ParamsBlock for ConvertParams {
 
 impl ParamsBlock for CeilingParams {
     const KIND: ParamsKind = ParamsKind::Ceiling;
-}
-
-impl ParamsBlock for SplitkReduceParams {
-    const KIND: ParamsKind = ParamsKind::SplitkReduce;
 }
 
 /// Narrows a validated size to the kernel's `u32`.
@@ -91,6 +87,7 @@ pub(crate) fn params(p: &Problem) -> Result<GemmParams> {
         beta: g.beta,
         flags: f,
         group_m: DEFAULT_GROUP_M,
+        split: SplitTail::default(),
     })
 }
 

@@ -15,9 +15,9 @@ use tcgemm_kernels::config::{KernelSpec, KERNELS};
 /// (`m`, `n` or `batch` zero) plans a grid with a zero extent and launches nothing.
 ///
 /// A call split along K ([`Plan::split`], [`Split::is_split`]) runs `kernel` (then the f32-output
-/// kernel of the dispatched one's tile) over the k-slices as a batch (`grid.1` = the slices of
-/// full depth; a shorter last slice is a second launch of the same grid x), then
-/// [`Split::reduce`]. See `src/splitk.rs` for the model.
+/// kernel of the dispatched one's tile) once over the k-slices as a batch (`grid.1` = the
+/// slices); the last CTA to finish each output tile sums its slices into C, or, for large tiles,
+/// [`Split::reduce`] after the launch. See `src/splitk.rs` for the model.
 ///
 /// ```no_run
 /// use tcgemm::{Context, Gemm};
@@ -112,7 +112,8 @@ impl Plan {
 
     /// This plan split along K where the model (`src/splitk.rs`) says so: for a non-persistent
     /// kernel, a call of one batch item that reads A and B, with few output tiles and a long K,
-    /// whose f32-output twin and reduction kernel `loaded` accepts. Otherwise `self` unchanged.
+    /// whose f32-output twin (and, for a tile too large for the fused sum, the reduction kernel)
+    /// `loaded` accepts. Otherwise `self` unchanged.
     pub(crate) fn split_k(
         self,
         problem: &Problem,
@@ -122,27 +123,31 @@ impl Plan {
         let Some(twin) = splitk::f32_twin(self.kernel, KERNELS).filter(|t| loaded(t)) else {
             return self;
         };
-        let Some(reduce) = splitk::reduction(problem.output(), KERNELS).filter(|r| loaded(r))
-        else {
-            return self;
-        };
         let Some((slices, kslice)) = splitk::choose(twin, problem, sm_count) else {
             return self;
         };
         let g = problem.gemm();
         let ldw = splitk::workspace_ld(g.n as u64);
+        let reduce = if splitk::fused(twin, problem, slices) {
+            None
+        } else {
+            match splitk::reduction(KERNELS).filter(|r| loaded(r)) {
+                Some(r) => Some(r),
+                None => return self,
+            }
+        };
         let split = Split {
             slices,
             kslice,
-            workspace_bytes: u64::from(slices) * g.m as u64 * ldw * 4,
-            reduce: Some(reduce),
+            workspace_bytes: splitk::counters_bytes(sm_count)
+                + u64::from(slices) * g.m as u64 * ldw * 4,
+            reduce,
         };
-        // tiles < slots/2 here, so grid x fits u32
+        // tiles < SMs here, so grid x fits u32; one batch item (grid y) per slice
         let tiles = problem.tiles(twin.block) as u32;
-        let batched = split.batched_slices(g.k as u64);
         Plan {
             split,
-            ..Plan::with_grid(twin, (tiles, batched, 1), twin.smem_bytes)
+            ..Plan::with_grid(twin, (tiles, slices, 1), twin.smem_bytes)
         }
     }
 

@@ -1,7 +1,13 @@
-//! Deterministic split-K: a call with few output tiles and a long K runs its kernel over `S`
-//! k-slices at once, each writing an f32 partial product into the [`Context`](crate::Context)'s
-//! workspace, then the reduction kernel (`Family::SplitkReduce`) sums the slices in order into C
-//! (`C = alpha·Σ_s W[s] + beta·C`). No atomics, a fixed order: results stay bitwise reproducible.
+//! Deterministic split-K: a call with few output tiles and a long K runs its kernel's f32-output
+//! twin once over `S` k-slices (batch item `s` is slice `s`), each CTA writing its f32 partial
+//! tile into the [`Context`](crate::Context)'s workspace; then C = alpha·Σ_s W[s] + beta·C, the
+//! slices summed in slice order (`tcgemm_kernels::params::SplitTail`):
+//! - by the CTA that finishes a tile last (counted on the tile's integer counter), in the same
+//!   kernel, when the tile's slices hold at most `FUSED_TAIL_BYTES` (rows and columns inside C);
+//! - else by the reduction kernel (`Family::SplitkReduce`) after the launch, over all SMs (one CTA
+//!   reading a large tile's slices is slower than a second launch: docs/decode-log.md).
+//!
+//! No floating-point atomics, a fixed order: results stay bitwise reproducible.
 //!
 //! # The model ([`choose`])
 //! Split only a non-persistent GEMM kernel (one CTA per output tile), a call with `batch == 1`
@@ -21,15 +27,18 @@
 //! [`MAX_SLICES`], and at most `K / min_slice` with `min_slice = max(`[`MIN_SLICE_K`]`, 4·block k)`.
 //! The slice depth `kslice = ⌈K / S⌉` rounded up to a multiple of the block k and of 8 elements
 //! (so every slice's start keeps the operand's 16-byte alignment); then `S = ⌈K / kslice⌉`. No
-//! split when `S < 2`. Slices `0..S−1` (all of them when `kslice` divides K) run as one strided
-//! batch; a last, shorter slice `K − (S−1)·kslice` runs as a second launch of the same kernel.
+//! split when `S < 2`. All slices run as one launch, a strided batch of `S` items; the last is
+//! `K − (S−1)·kslice` deep.
 //!
-//! The workspace holds `S` slices of `m × ldw` f32, `ldw = n` rounded up to 4, so every slice row
-//! starts 16-byte aligned (the GEMM stores and the reduction loads are 16-byte accesses).
+//! The workspace starts with the tiles' counters ([`counters_bytes`]: one `u32` per output tile,
+//! fewer than the SMs; zeroed when the workspace is allocated, and set back to zero by the CTA
+//! that reduces the tile), then `S` slices of `m × ldw` f32, `ldw = n` rounded up to 4, so every
+//! slice row starts 16-byte aligned (the GEMM stores and the reduction loads are 16-byte
+//! accesses).
 
 use crate::problem::Problem;
 use tcgemm_kernels::config::{Elem, KernelSpec, Role};
-use tcgemm_kernels::params::{flags, GemmParams, SplitkReduceParams};
+use tcgemm_kernels::params::{flags, GemmParams, SplitTail, FUSED_TAIL_BYTES};
 
 /// Most slices one call is split into.
 pub const MAX_SLICES: u32 = 32;
@@ -54,9 +63,11 @@ pub struct Split {
     pub slices: u32,
     /// Depth of every slice but possibly the last (the call's `k` when not split).
     pub kslice: u32,
-    /// Bytes of the context's f32 workspace the call uses (0 when not split).
+    /// Bytes of the context's workspace the call uses, its tiles' counters included (0 when not
+    /// split).
     pub workspace_bytes: u64,
-    /// The reduction kernel that sums the slices into C (`None` when not split).
+    /// The reduction kernel run after the slices; `None` when the slices' kernel sums them itself
+    /// (the last CTA of each tile) or the call is not split.
     pub reduce: Option<&'static KernelSpec>,
 }
 
@@ -88,31 +99,30 @@ impl Split {
     pub(crate) fn last_k(&self, k: u64) -> u64 {
         k - u64::from(self.slices - 1) * u64::from(self.kslice)
     }
+}
 
-    /// Slices that run as the first (strided-batch) launch: all of them when the last is full,
-    /// else `S − 1` (the last runs as a second launch).
-    pub(crate) fn batched_slices(&self, k: u64) -> u32 {
-        if self.last_k(k) == u64::from(self.kslice) {
-            self.slices
-        } else {
-            self.slices - 1
-        }
-    }
+/// Bytes at the front of the workspace for the tiles' counters on a device of `sm_count` SMs: one
+/// `u32` per output tile of a split call (fewer tiles than SMs), rounded up to 256 bytes so the
+/// slices that follow stay aligned.
+pub(crate) fn counters_bytes(sm_count: u32) -> u64 {
+    (u64::from(sm_count) * 4).div_ceil(256) * 256
 }
 
 /// Bytes of workspace enough for every split of every kernel of `table` on a device of
-/// `sm_count` SMs: a split call has `tiles·S ≤ slots` (`slots = SMs · blocks/SM` of its kernel),
-/// so its `S · m · ldw` f32 (with `ldw ≤ n + 3`) are at most `slots · bm · (bn + 3)`.
+/// `sm_count` SMs: the counters, then the slices. A split call has `tiles·S ≤ slots`
+/// (`slots = SMs · blocks/SM` of its kernel), so its `S · m · ldw` f32 (with `ldw ≤ n + 3`) are
+/// at most `slots · bm · (bn + 3)`.
 pub(crate) fn workspace_bound(table: &[KernelSpec], sm_count: u32) -> u64 {
-    table
-        .iter()
-        .filter(|k| k.role() == Role::Gemm && !k.family.persistent() && k.output == Elem::F32)
-        .map(|k| {
-            let slots = u64::from(sm_count) * u64::from(k.min_blocks_per_sm.max(1));
-            slots * u64::from(k.block.m) * (u64::from(k.block.n) + 3) * 4
-        })
-        .max()
-        .unwrap_or(0)
+    counters_bytes(sm_count)
+        + table
+            .iter()
+            .filter(|k| k.role() == Role::Gemm && !k.family.persistent() && k.output == Elem::F32)
+            .map(|k| {
+                let slots = u64::from(sm_count) * u64::from(k.min_blocks_per_sm.max(1));
+                slots * u64::from(k.block.m) * (u64::from(k.block.n) + 3) * 4
+            })
+            .max()
+            .unwrap_or(0)
 }
 
 /// The workspace's leading dimension: `n` rounded up to 4 f32 (16 bytes).
@@ -138,11 +148,30 @@ pub(crate) fn f32_twin<'t>(
     })
 }
 
-/// The reduction kernel writing `output` elements.
-pub(crate) fn reduction(output: Elem, table: &[KernelSpec]) -> Option<&KernelSpec> {
-    table
-        .iter()
-        .find(|t| t.role() == Role::SplitkReduce && t.output == output)
+/// Whether the last CTA of each tile sums the slices itself: the f32 its tile's slices hold
+/// inside C (`min(bm, m) · min(bn, n) · S · 4` bytes) are at most [`FUSED_TAIL_BYTES`].
+pub(crate) fn fused(kernel: &KernelSpec, problem: &Problem, slices: u32) -> bool {
+    let g = problem.gemm();
+    let rows = u64::from(kernel.block.m).min(g.m as u64);
+    let cols = u64::from(kernel.block.n).min(g.n as u64);
+    rows * cols * u64::from(slices) * 4 <= FUSED_TAIL_BYTES
+}
+
+/// The reduction kernel in `table`.
+pub(crate) fn reduction(table: &[KernelSpec]) -> Option<&KernelSpec> {
+    table.iter().find(|t| t.role() == Role::SplitkReduce)
+}
+
+/// Blocks of the reduction over `m×n`: one group of 4 elements per thread, at most
+/// `min_blocks_per_sm` blocks per SM (the kernel strides over the rest), at least one.
+pub(crate) fn reduce_blocks(spec: &KernelSpec, m: u32, n: u32, sm_count: u32) -> u32 {
+    let groups = u64::from(m) * u64::from(n.div_ceil(4));
+    let blocks = groups
+        .div_ceil(u64::from(spec.threads.max(1)))
+        .min(u64::from(sm_count) * u64::from(spec.min_blocks_per_sm))
+        .max(1);
+    // ≤ sm_count · min_blocks_per_sm, a u32 product
+    blocks as u32
 }
 
 /// Least common multiple of two positive numbers.
@@ -193,32 +222,25 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     (slices >= 2).then_some((slices as u32, kslice as u32))
 }
 
-/// The launches of a split call: the strided batch of full slices, the last shorter slice (if
-/// any) and the reduction.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct SplitLaunch {
-    /// Slices `0..batched_slices`, one batch item each.
-    pub batched: GemmParams,
-    /// The last slice when it is shorter than `kslice`.
-    pub last: Option<GemmParams>,
-    /// `C = alpha·Σ W[s] + beta·C`.
-    pub reduce: SplitkReduceParams,
-}
-
 /// Whether `bytes` keeps a 16-byte alignment.
 fn aligned16(bytes: u64) -> bool {
     bytes % 16 == 0
 }
 
-/// The parameters of the slices and the reduction of `problem` (resolved on buffers, whose
-/// parameters are `p`, from [`launch::params`](crate::launch::params)) split as `split`, with
-/// the workspace at `workspace` (16-byte aligned).
+/// The parameters of the one launch of `problem` (resolved on buffers, whose parameters are `p`,
+/// from [`launch::params`](crate::launch::params)) split as `split`, with the workspace at
+/// `workspace` (16-byte aligned; its counters first, then the slices, see the module docs) on a
+/// device of `sm_count` SMs: the f32 twin over `S` batch items (slice `s` reads A and B from `k =
+/// s·kslice`, writes workspace slice `s`), and the sum into C (by the tiles' last CTAs, with the
+/// counters, unless `split.reduce` runs after the launch; the reduction kernel takes the same
+/// parameters).
 pub(crate) fn split_params(
     p: &GemmParams,
     problem: &Problem,
     split: &Split,
     workspace: u64,
-) -> SplitLaunch {
+    sm_count: u32,
+) -> GemmParams {
     let ib = u64::from(problem.input().bytes());
     let ks = u64::from(split.kslice);
     // elements from one slice's start to the next, in A and in B
@@ -233,81 +255,44 @@ pub(crate) fn split_params(
         ks * p.ldb
     };
     let ldw = workspace_ld(u64::from(p.n));
-    let slice_c = u64::from(p.m) * ldw;
     let (a, b) = (problem.a().alignment, problem.b().alignment);
     let vec = |ok: bool, flag: u32| if ok { flag } else { 0 };
-    // slices from `first` on: the operand's base and ld allow 16-byte accesses, and so do the
-    // offset of slice `first` and the step between slices (always, as kslice is a multiple of 8)
-    let slice_flags = |first: u64| {
-        let keeps = |base_ld: bool, step: u64| {
-            base_ld && aligned16(first * step * ib) && aligned16(step * ib)
-        };
-        vec(keeps(a.base && a.ld, step_a), flags::VEC_A)
-            | vec(keeps(b.base && b.ld, step_b), flags::VEC_B)
-            | flags::VEC_C
-            | flags::BETA_ZERO
+    // every slice's start keeps the operand's base alignment: the step is a multiple of 8 elements
+    let keeps = |base_ld: bool, step: u64| base_ld && aligned16(step * ib);
+    let out = match problem.output() {
+        Elem::F16 => flags::OUT_F16,
+        Elem::Bf16 => flags::OUT_BF16,
+        Elem::F32 => 0,
     };
-    let k = u64::from(p.k);
-    let batched_count = split.batched_slices(k);
-    let batched = GemmParams {
-        c: workspace,
-        ldc: ldw,
-        stride_a: step_a,
-        stride_b: step_b,
-        stride_c: slice_c,
-        k: split.kslice,
-        batch: batched_count,
-        alpha: 1.0,
-        beta: 0.0,
-        flags: slice_flags(0),
-        ..*p
-    };
-    let last = (batched_count < split.slices).then(|| {
-        let s = u64::from(batched_count);
-        GemmParams {
-            a: p.a + s * step_a * ib,
-            b: p.b + s * step_b * ib,
-            c: workspace + s * slice_c * 4,
-            // ≤ kslice, a u32
-            k: split.last_k(k) as u32,
-            batch: 1,
-            flags: slice_flags(s),
-            ..batched
-        }
-    });
     let ob = u64::from(problem.output().bytes());
     // one vector access per group of 4 elements of C (16 bytes of f32, 8 of 16-bit elements)
     let vec_c = p.c % (4 * ob) == 0 && p.ldc % 4 == 0;
-    let reduce = SplitkReduceParams {
-        workspace,
-        c: p.c,
-        slice_stride: slice_c,
-        ldw,
-        ldc: p.ldc,
-        m: p.m,
-        n: p.n,
-        slices: split.slices,
-        alpha: p.alpha,
-        beta: p.beta,
-        flags: vec(vec_c, flags::VEC_C) | (p.flags & flags::BETA_ZERO),
-    };
-    SplitLaunch {
-        batched,
-        last,
-        reduce,
+    GemmParams {
+        c: workspace + counters_bytes(sm_count),
+        ldc: ldw,
+        stride_a: step_a,
+        stride_b: step_b,
+        stride_c: u64::from(p.m) * ldw,
+        k: split.kslice,
+        batch: split.slices,
+        alpha: 1.0,
+        beta: 0.0,
+        flags: vec(keeps(a.base && a.ld, step_a), flags::VEC_A)
+            | vec(keeps(b.base && b.ld, step_b), flags::VEC_B)
+            | flags::VEC_C
+            | flags::BETA_ZERO,
+        split: SplitTail {
+            c: p.c,
+            ldc: p.ldc,
+            counters: if split.reduce.is_some() { 0 } else { workspace },
+            // ≤ kslice, a u32
+            last_k: split.last_k(u64::from(p.k)) as u32,
+            flags: out | vec(vec_c, flags::VEC_C) | (p.flags & flags::BETA_ZERO),
+            alpha: p.alpha,
+            beta: p.beta,
+        },
+        ..*p
     }
-}
-
-/// Blocks of the reduction over `m×n`: one group of 4 elements per thread, at most
-/// `min_blocks_per_sm` blocks per SM (the kernel strides over the rest), at least one.
-pub(crate) fn reduce_blocks(spec: &KernelSpec, m: u32, n: u32, sm_count: u32) -> u32 {
-    let groups = u64::from(m) * u64::from(n.div_ceil(4));
-    let blocks = groups
-        .div_ceil(u64::from(spec.threads.max(1)))
-        .min(u64::from(sm_count) * u64::from(spec.min_blocks_per_sm))
-        .max(1);
-    // ≤ sm_count · min_blocks_per_sm, a u32 product
-    blocks as u32
 }
 
 #[cfg(test)]

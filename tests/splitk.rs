@@ -48,7 +48,7 @@ fn check<I: TestElem, O: TestElem>(
         "{g:?} should split: {plan:?} on {}",
         ctx.capabilities().name
     );
-    assert!(plan.split.workspace_bytes > 0 && plan.split.reduce.is_some());
+    assert!(plan.split.workspace_bytes > 0);
     let unsplit = off.plan::<I, O>(&g).expect("plan");
     assert_eq!(
         unsplit.split.slices, 1,

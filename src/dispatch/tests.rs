@@ -256,8 +256,10 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
     assert_eq!(pick(1), (16, 128));
     assert_eq!(pick(16), (16, 128));
     assert_eq!(pick(32), (32, 128));
-    // 64 rows: no padding on either; rank: two 32-row tiles measured faster than the 64×64 tile
-    assert_eq!(pick(64), (32, 128));
+    // 64 rows: no padding on the 32- or 64-row tiles; rank: the 64-row tile reads the weights once
+    assert_eq!(pick(64), (64, 128));
+    // 48 rows: both pad to 64 rows (the same class): rank again
+    assert_eq!(pick(48), (64, 128));
     // a batch of 64×64 products: the 32×128 tile would pad 2×
     let p = problem(
         &Gemm::new(64, 64, 64).batch(1000),

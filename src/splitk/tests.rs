@@ -47,12 +47,8 @@ fn decode_16x4096x4096_f16_splits_eight_ways_on_the_f32_twin() {
     // 64 tiles, 132·4 = 528 slots: 528/64 = 8 slices of 512
     assert_eq!((p.split.slices, p.split.kslice), (8, 512));
     assert_eq!(p.grid, (64, 8, 1));
-    assert_eq!(p.split.workspace_bytes, 8 * 16 * 4096 * 4);
-    let reduce = p.split.reduce.unwrap();
-    assert_eq!(
-        (reduce.family, reduce.output),
-        (Family::SplitkReduce, Elem::F16)
-    );
+    // the counters (132 u32 in 768 bytes), then 8 slices of 16×4096 f32
+    assert_eq!(p.split.workspace_bytes, 768 + 8 * 16 * 4096 * 4);
 }
 
 #[test]
@@ -65,7 +61,7 @@ fn decode_1x4096x4096_fp32_splits_eight_ways_on_the_8_row_tile() {
     // 32 tiles, 132·2 = 264 slots: 264/32 = 8 slices of 512
     assert_eq!((p.split.slices, p.split.kslice), (8, 512));
     assert_eq!(p.grid, (32, 8, 1));
-    assert_eq!(p.split.workspace_bytes, 8 * 4096 * 4);
+    assert_eq!(p.split.workspace_bytes, 768 + 8 * 4096 * 4);
 }
 
 #[test]
@@ -89,9 +85,6 @@ fn the_twin_comes_from_the_table() {
     }
     let t = f32_twin(kernel("bf16_bf16_tn_128x128x32_w64x32_s4"), KERNELS).unwrap();
     assert_eq!(t.name, "bf16_f32_tn_128x128x32_w64x32_s4");
-    for out in [Elem::F32, Elem::F16, Elem::Bf16] {
-        assert_eq!(reduction(out, KERNELS).unwrap().output, out);
-    }
 }
 
 #[test]
@@ -147,7 +140,6 @@ fn large_squares_batches_and_trivial_calls_do_not_split() {
             assert_eq!(p.split.slices, 1, "{name} {g:?}");
             assert_eq!(p.kernel.name, name);
             assert_eq!(p.split.workspace_bytes, 0);
-            assert!(p.split.reduce.is_none());
         }
     }
     // persistent kernels and f16 accumulation never split
@@ -201,16 +193,20 @@ fn the_last_slice_takes_the_remainder() {
     // 16 tiles: 528/16 = 33 → 32 slices wanted, 4099/256 = 16 → 16; kslice = 288, S = 15
     assert_eq!((s.slices, s.kslice), (15, 288));
     assert_eq!(s.last_k(4099), 4099 - 14 * 288);
-    assert_eq!(s.batched_slices(4099), 14);
-    assert_eq!(p.grid, (16, 14, 1));
-    // an exact division has no second launch
+    // one launch: a batch item per slice
+    assert_eq!(p.grid, (16, 15, 1));
     let even = plan("f16_f16_nn_64x64x32_w16x32_s4", &Gemm::new(16, 4096, 4096)).split;
-    assert_eq!((even.last_k(4096), even.batched_slices(4096)), (512, 8));
+    assert_eq!(even.last_k(4096), 512);
 }
 
-/// The slices' and the reduction's parameters of `g` (f16 → f16 on the 64×64 kernel), with A,
-/// B, C at 16-byte-aligned addresses.
-fn launch_of(g: &Gemm) -> (Split, GemmParams, SplitLaunch) {
+/// Where the tests put the workspace.
+const WORKSPACE: u64 = 0x4_0000_0000;
+/// Where its slices start: after 768 bytes of counters (132 SMs).
+const SLICES: u64 = WORKSPACE + 768;
+
+/// The split launch's parameters of `g` (f16 → f16 on the 64×64 kernel), with A, B, C at
+/// 16-byte-aligned addresses, and the call's unsplit parameters.
+fn launch_of(g: &Gemm) -> (Split, GemmParams, GemmParams) {
     let k = kernel("f16_f16_nn_64x64x32_w16x32_s4");
     let k = find_kernel(&k.name.replace("_nn_", &format!("_{}_", layout(g)))).unwrap();
     let p = any_math(g, k.input, k.output).at(Addresses {
@@ -223,7 +219,7 @@ fn launch_of(g: &Gemm) -> (Split, GemmParams, SplitLaunch) {
         .split_k(&p, SMS, |_| true);
     assert!(plan.split.is_split(), "{g:?}");
     let gp = crate::launch::params(&p).unwrap();
-    let l = split_params(&gp, &p, &plan.split, 0x4_0000_0000);
+    let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
     (plan.split, gp, l)
 }
 
@@ -244,25 +240,20 @@ fn slices_step_along_k_in_every_layout() {
         let ks = u64::from(s.kslice);
         let step_a = if ta { ks * gp.lda } else { ks };
         let step_b = if tb { ks } else { ks * gp.ldb };
-        let b = &l.batched;
-        assert_eq!((b.a, b.b, b.c), (gp.a, gp.b, 0x4_0000_0000));
-        assert_eq!((b.stride_a, b.stride_b), (step_a, step_b));
-        assert_eq!((b.ldc, b.stride_c), (1000, 3 * 1000));
+        assert_eq!((l.a, l.b, l.c), (gp.a, gp.b, SLICES));
+        assert_eq!((l.stride_a, l.stride_b), (step_a, step_b));
+        assert_eq!((l.ldc, l.stride_c), (1000, 3 * 1000));
         assert_eq!(
-            (b.k, b.batch, b.alpha, b.beta),
-            (s.kslice, s.slices - 1, 1.0, 0.0)
+            (l.k, l.batch, l.alpha, l.beta),
+            (s.kslice, s.slices, 1.0, 0.0)
         );
-        assert!(b.flags & flags::BETA_ZERO != 0 && b.flags & flags::VEC_C != 0);
-        let last = l.last.expect("4099 is not a multiple of kslice");
-        let before = u64::from(s.slices - 1);
-        assert_eq!(last.a, gp.a + before * step_a * 2);
-        assert_eq!(last.b, gp.b + before * step_b * 2);
-        assert_eq!(last.c, 0x4_0000_0000 + before * 3 * 1000 * 4);
-        assert_eq!((u64::from(last.k), last.batch), (s.last_k(4099), 1));
-        let r = &l.reduce;
-        assert_eq!((r.workspace, r.c, r.ldc), (0x4_0000_0000, gp.c, gp.ldc));
-        assert_eq!((r.slice_stride, r.ldw, r.slices), (3000, 1000, s.slices));
-        assert_eq!((r.m, r.n), (3, 1000));
+        assert_eq!((l.m, l.n, l.lda, l.ldb), (gp.m, gp.n, gp.lda, gp.ldb));
+        assert!(l.flags & flags::BETA_ZERO != 0 && l.flags & flags::VEC_C != 0);
+        // the last slice's depth; the tail writes the call's C
+        let t = &l.split;
+        assert_eq!(u64::from(t.last_k), s.last_k(4099));
+        assert_eq!((t.c, t.ldc, t.counters), (gp.c, gp.ldc, WORKSPACE));
+        assert_eq!(t.flags & (flags::OUT_F16 | flags::OUT_BF16), flags::OUT_F16);
     }
 }
 
@@ -271,31 +262,59 @@ fn workspace_rows_are_padded_to_16_bytes_and_flags_follow_c() {
     // n = 1001: ldw = 1004; C's ldc = 1001 f16 is not a multiple of 4 elements
     let g = Gemm::new(16, 1001, 4096).alpha(0.5).beta(2.0);
     let (s, gp, l) = launch_of(&g);
-    assert_eq!((l.reduce.ldw, l.batched.ldc), (1004, 1004));
-    assert_eq!(s.workspace_bytes, u64::from(s.slices) * 16 * 1004 * 4);
-    assert_eq!(l.reduce.flags & flags::VEC_C, 0);
-    assert_eq!(l.reduce.flags & flags::BETA_ZERO, 0);
-    assert_eq!((l.reduce.alpha, l.reduce.beta), (0.5, 2.0));
-    assert!(l.last.is_none());
+    assert_eq!(l.ldc, 1004);
+    assert_eq!(s.workspace_bytes, 768 + u64::from(s.slices) * 16 * 1004 * 4);
+    assert_eq!(l.split.flags & flags::VEC_C, 0);
+    assert_eq!(l.split.flags & flags::BETA_ZERO, 0);
+    assert_eq!((l.split.alpha, l.split.beta), (0.5, 2.0));
+    assert_eq!(l.split.last_k, s.kslice);
     // ldc = 4096: vector stores, and beta = 0 leaves C unread
     let (_, gp2, l2) = launch_of(&Gemm::new(16, 4096, 4096));
-    assert_ne!(l2.reduce.flags & flags::VEC_C, 0);
-    assert_ne!(l2.reduce.flags & flags::BETA_ZERO, 0);
+    assert_ne!(l2.split.flags & flags::VEC_C, 0);
+    assert_ne!(l2.split.flags & flags::BETA_ZERO, 0);
     assert_eq!(gp.flags & flags::BETA_ZERO, 0);
     assert_ne!(gp2.flags & flags::BETA_ZERO, 0);
     // the slices keep A's and B's vector access when the call has it
-    assert_eq!(l2.batched.flags & flags::VEC_A, gp2.flags & flags::VEC_A);
-    assert_ne!(l2.batched.flags & flags::VEC_B, 0);
+    assert_eq!(l2.flags & flags::VEC_A, gp2.flags & flags::VEC_A);
+    assert_ne!(l2.flags & flags::VEC_B, 0);
+    // an unsplit launch has no tail
+    assert_eq!(gp2.split, SplitTail::default());
 }
 
 #[test]
-fn reduce_grid_covers_the_groups_up_to_the_resident_limit() {
-    let r = reduction(Elem::F16, KERNELS).unwrap();
-    let per_block = r.threads;
-    assert_eq!(reduce_blocks(r, 1, 1, SMS), 1);
-    assert_eq!(reduce_blocks(r, 1, 4 * per_block, SMS), 1);
-    assert_eq!(reduce_blocks(r, 3, 4 * per_block, SMS), 3);
-    assert_eq!(reduce_blocks(r, 4096, 4096, SMS), SMS * r.min_blocks_per_sm);
+fn the_tail_names_the_output_element() {
+    for (name, out) in [
+        ("f16_f32_nn_64x64x32_w16x32_s4", 0),
+        ("bf16_bf16_nn_64x64x32_w16x32_s4", flags::OUT_BF16),
+        ("sgemm_nn_16x128x32_t16x4_s4", 0),
+    ] {
+        let k = kernel(name);
+        let g = Gemm::new(16, 4096, 4096);
+        let p = any_math(&g, k.input, k.output).at(Addresses {
+            a: 0x1_0000_0000,
+            b: 0x2_0000_0000,
+            c: 0x3_0000_0000,
+        });
+        let plan = Plan::for_kernel(k, &p, SMS)
+            .unwrap()
+            .split_k(&p, SMS, |_| true);
+        assert!(plan.split.is_split(), "{name}");
+        let gp = crate::launch::params(&p).unwrap();
+        let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
+        assert_eq!(
+            l.split.flags & (flags::OUT_F16 | flags::OUT_BF16),
+            out,
+            "{name}"
+        );
+    }
+}
+
+/// The counters take whole 256-byte blocks, so the slices after them stay aligned.
+#[test]
+fn counters_hold_one_u32_per_sm() {
+    assert_eq!(counters_bytes(132), 768);
+    assert_eq!(counters_bytes(64), 256);
+    assert_eq!(counters_bytes(65), 512);
 }
 
 /// The context allocates `workspace_bound` once; no split of any kernel needs more.
@@ -320,4 +339,52 @@ fn no_split_needs_more_than_the_workspace_bound() {
             );
         }
     }
+}
+
+/// Small tiles' slices are summed by the tile's last CTA; large ones by the reduction kernel
+/// after the launch (the launch then has no counters).
+#[test]
+fn large_tiles_are_reduced_after_the_launch() {
+    // 1 row × 128 columns × 8 slices × 4 bytes = 4 KiB: fused
+    let small = plan("f16_f16_nn_16x128x64_w16x32_s4", &Gemm::new(1, 4096, 4096));
+    assert_eq!((small.split.slices, small.split.reduce), (8, None));
+    // 32 × 128 × 8 slices × 4 bytes = 128 KiB: the reduction kernel
+    let large = plan("f16_f16_nn_32x128x64_w16x32_s4", &Gemm::new(32, 4096, 4096));
+    assert_eq!(large.split.slices, 8);
+    let reduce = large
+        .split
+        .reduce
+        .expect("a 128 KiB tail is reduced after the launch");
+    assert_eq!(reduce.family, Family::SplitkReduce);
+    // the columns inside C count, not the tile's: 3 of the 64×64 tile's 64 (tn)
+    let narrow = plan(
+        "f16_f16_tn_64x64x32_w16x32_s4",
+        &Gemm::new(4096, 3, 4096).trans_a(true),
+    );
+    if narrow.split.is_split() {
+        let bytes = 64 * 3 * u64::from(narrow.split.slices) * 4;
+        assert_eq!(narrow.split.reduce.is_none(), bytes <= FUSED_TAIL_BYTES);
+    }
+    // the launch of a large tile carries no counters; a fused one does
+    let k = kernel("f16_f16_nn_32x128x64_w16x32_s4");
+    for (m, counters) in [(32, 0), (1, WORKSPACE)] {
+        let p = any_math(&Gemm::new(m, 4096, 4096), k.input, k.output).at(Addresses {
+            a: 0x1_0000_0000,
+            b: 0x2_0000_0000,
+            c: 0x3_0000_0000,
+        });
+        let plan = Plan::for_kernel(k, &p, SMS)
+            .unwrap()
+            .split_k(&p, SMS, |_| true);
+        let gp = crate::launch::params(&p).unwrap();
+        let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
+        assert_eq!(l.split.counters, counters, "m = {m}");
+        assert_eq!(l.split.c, gp.c);
+    }
+    // without the reduction kernel loaded, a large tile is not split
+    let p = any_math(&Gemm::new(32, 4096, 4096), k.input, k.output);
+    let unloaded = Plan::for_kernel(k, &p, SMS)
+        .unwrap()
+        .split_k(&p, SMS, |s| s.role() != Role::SplitkReduce);
+    assert!(!unloaded.split.is_split());
 }

@@ -82,6 +82,13 @@ rules::catalog! {
         MmaSyncMultistage  bf16_f32       32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
         MmaSyncMultistage  bf16_bf16      32 x 128 x 64   16 x  32   4    2    5  [nn nt tn tt],
         MmaSyncMultistage  tf32           32 x 128 x 32   16 x  32   4    2    5  [nn nt tn tt],
+        // M = 33…64: one 64-row tile reads the weights once (two 32-row tiles read them twice);
+        // ranked above the 32-row tile, which dispatch keeps where it pads less (M ≤ 32).
+        MmaSyncMultistage  f16_f32        64 x 128 x 64   32 x  32   4    2    6  [nn nt tn tt],
+        MmaSyncMultistage  f16_f16        64 x 128 x 64   32 x  32   4    2    6  [nn nt tn tt],
+        MmaSyncMultistage  bf16_f32       64 x 128 x 64   32 x  32   4    2    6  [nn nt tn tt],
+        MmaSyncMultistage  bf16_bf16      64 x 128 x 64   32 x  32   4    2    6  [nn nt tn tt],
+        MmaSyncMultistage  tf32           64 x 128 x 32   32 x  32   4    2    6  [nn nt tn tt],
         // sm_90a: one 128-byte swizzle row of k per tile row (k = 64 for 16-bit inputs, 32 for
         // tf32).
         TmaWarpSpecialized f16_f32       128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
@@ -105,10 +112,8 @@ rules::catalog! {
         bf16     f32    4,
     }
     splitk {
-        // C's element  blocks/SM  (the slices are always f32)
-        f32             4,
-        f16             4,
-        bf16            4,
+        // after a split launch whose tiles' slices are too large for the fused tail
+        reduce 4,
     }
 }
 
@@ -184,9 +189,9 @@ mod tests {
         assert_eq!(count(Family::CudaCore), 4);
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
-        assert_eq!(count(Family::MmaSyncMultistage), 100);
+        assert_eq!(count(Family::MmaSyncMultistage), 120);
         assert_eq!(count(Family::TmaWarpSpecialized), 20);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
-        assert_eq!(count(Family::SplitkReduce), 3);
+        assert_eq!(count(Family::SplitkReduce), 1);
     }
 }

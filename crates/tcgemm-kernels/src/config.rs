@@ -134,9 +134,9 @@ pub enum Family {
     Ceiling,
     /// An element-wise conversion (never dispatched; takes [`ConvertParams`](crate::params::ConvertParams)).
     Convert,
-    /// The split-K reduction `C = alpha·Σ_s W[s] + beta·C` over the f32 slices a GEMM split along
-    /// K wrote (never dispatched; run by the host after the slices; takes
-    /// [`SplitkReduceParams`](crate::params::SplitkReduceParams)).
+    /// The split-K reduction `C = alpha·Σ_s W[s] + beta·C` over the f32 slices of a split launch
+    /// without counters (never dispatched; run by the host after the slices, with the slices'
+    /// own [`GemmParams`](crate::params::GemmParams)).
     SplitkReduce,
 }
 
@@ -151,8 +151,6 @@ pub enum ParamsKind {
     Ceiling,
     /// [`ConvertParams`](crate::params::ConvertParams).
     Convert,
-    /// [`SplitkReduceParams`](crate::params::SplitkReduceParams).
-    SplitkReduce,
 }
 
 impl Family {
@@ -180,7 +178,6 @@ impl Family {
             Family::TmaWarpSpecialized => ParamsKind::Tma,
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
-            Family::SplitkReduce => ParamsKind::SplitkReduce,
             _ => ParamsKind::Gemm,
         }
     }
@@ -209,9 +206,9 @@ pub enum Role {
     /// An element-wise conversion `input → output`: never dispatched. Takes a
     /// [`ConvertParams`](crate::params::ConvertParams) (`src` → `dst`, `len` elements).
     Convert,
-    /// The split-K reduction of f32 slices into C of the kernel's `output` element: never
-    /// dispatched; the host runs it after a GEMM split along K. Takes a
-    /// [`SplitkReduceParams`](crate::params::SplitkReduceParams).
+    /// The split-K reduction of a split launch's f32 slices into C: never dispatched; the host runs
+    /// it after the slices when their tiles are too large for the fused tail. Takes the slices'
+    /// [`GemmParams`](crate::params::GemmParams).
     SplitkReduce,
 }
 

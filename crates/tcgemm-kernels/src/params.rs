@@ -23,6 +23,10 @@ pub mod flags {
     pub const TMA_BATCH_A: u32 = 1 << 6;
     /// TMA kernels: B's tensor map has a batch dimension.
     pub const TMA_BATCH_B: u32 = 1 << 7;
+    /// Split-K ([`SplitTail::flags`](super::SplitTail::flags)): the call's C is f16.
+    pub const OUT_F16: u32 = 1 << 8;
+    /// Split-K ([`SplitTail::flags`](super::SplitTail::flags)): the call's C is bf16.
+    pub const OUT_BF16: u32 = 1 << 9;
 }
 
 /// Kernel parameters, passed by value as the single kernel argument.
@@ -32,7 +36,7 @@ pub mod flags {
 ///
 /// ```
 /// use tcgemm_kernels::params::GemmParams;
-/// assert_eq!(core::mem::size_of::<GemmParams>(), 104);
+/// assert_eq!(core::mem::size_of::<GemmParams>(), 144);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -72,6 +76,8 @@ pub struct GemmParams {
     /// Tile rasterization: consecutive block indices walk `group_m` tile rows before moving along N
     /// (L2 reuse). 0 or 1 means plain row-by-row order.
     pub group_m: u32,
+    /// Split-K: the reduction the kernel fuses after its tile (f32-output kernels only).
+    pub split: SplitTail,
 }
 
 impl GemmParams {
@@ -100,7 +106,7 @@ pub struct TensorMap(pub [u64; 16]);
 ///
 /// ```
 /// use tcgemm_kernels::params::TmaParams;
-/// assert_eq!(core::mem::size_of::<TmaParams>(), 368);
+/// assert_eq!(core::mem::size_of::<TmaParams>(), 400);
 /// assert_eq!(core::mem::offset_of!(TmaParams, map_b), 128);
 /// assert_eq!(core::mem::offset_of!(TmaParams, p), 256);
 /// ```
@@ -158,43 +164,49 @@ pub struct CeilingParams {
     pub y: f32,
 }
 
-/// The single kernel argument of the split-K reduction kernels
-/// (`config::Family::SplitkReduce`): `C[i,j] = alpha·(Σ_{s<slices} W[s][i,j]) + beta·C[i,j]`,
-/// summed in slice order (bitwise reproducible), converted to C's element with round to nearest
-/// even. `W[s][i,j]` is the f32 at `workspace + (s·slice_stride + i·ldw + j)·4`.
+/// Largest f32 partial products of one output tile (`rows · columns · slices · 4` bytes, rows and
+/// columns inside C) that the tile's last CTA sums itself; above it the host runs the split-K
+/// reduction kernel after the slices. Measured on the H200 (docs/decode-log.md, session 6): the
+/// fused tail beat the separate kernel at 32 KiB (8×4096×4096 f16, 16×128 tile, 8 slices: 0.92×
+/// cuBLAS against 0.87×), tied at 64 KiB and lost above (32 rows, 128 KiB: 0.76× against 0.79×;
+/// 128×256 tiles, 1 MiB: 0.38× against 0.62×): one CTA reads its tile's slices at about 60 GB/s.
+pub const FUSED_TAIL_BYTES: u64 = 32 << 10;
+
+/// The reduction of a launch split along K ([`GemmParams::split`]; all zero, `c == 0`, in every
+/// other launch). A split launch runs the kernel of f32 output over `batch` k-slices (batch item
+/// `s` is slice `s`: `k` deep, `last_k` for the last one), each writing its f32 partial tile into
+/// the workspace `W[s]` (`GemmParams::c`, `ldc`, `stride_c`). With `counters`, the CTA that
+/// finishes a tile last, counted on the tile's counter, sums that tile's slices in slice order into
+/// the call's C: `C[i,j] = alpha·(Σ_{s<batch} W[s][i,j]) + beta·C[i,j]`, converted to C's element
+/// with round to nearest even, and sets the counter back to zero; without, the split-K reduction
+/// kernel computes the same sums after the launch (see [`FUSED_TAIL_BYTES`]). One order of
+/// additions and integer counters only: the result is bitwise reproducible.
 ///
-/// Flags ([`flags`]): `BETA_ZERO` (C is not read), `VEC_C` (C's base and `ldc` allow one vector
-/// access per group of 4 elements: 16 bytes of f32, 8 bytes of 16-bit elements). The workspace is
-/// always read 16 bytes at a time: its base is 16-byte aligned and `ldw`, `slice_stride` are
-/// multiples of 4.
+/// Flags ([`flags`]) of the call's C: `BETA_ZERO` (C is not read), `VEC_C` (C's base and `ldc`
+/// allow one vector access per group of 4 elements: 16 bytes of f32, 8 bytes of 16-bit elements),
+/// and C's element ([`flags::OUT_F16`], [`flags::OUT_BF16`]; neither: f32).
 ///
 /// ```
-/// use tcgemm_kernels::params::SplitkReduceParams;
-/// assert_eq!(core::mem::size_of::<SplitkReduceParams>(), 64);
+/// use tcgemm_kernels::params::SplitTail;
+/// assert_eq!(core::mem::size_of::<SplitTail>(), 40);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SplitkReduceParams {
-    /// Address of slice 0 of the f32 workspace.
-    pub workspace: u64,
-    /// Address of C.
+pub struct SplitTail {
+    /// Address of the call's C (0: the launch is not split).
     pub c: u64,
-    /// Elements (f32) between consecutive slices of the workspace, a multiple of 4.
-    pub slice_stride: u64,
-    /// Leading dimension of the workspace, in elements, a multiple of 4 and ≥ `n`.
-    pub ldw: u64,
-    /// Leading dimension of C, in elements.
+    /// Leading dimension of the call's C, in elements.
     pub ldc: u64,
-    /// Rows of C.
-    pub m: u32,
-    /// Columns of C.
-    pub n: u32,
-    /// Number of slices summed (≥ 1).
-    pub slices: u32,
+    /// Address of the tiles' arrival counters: one `u32` per output tile (the block index), zero
+    /// before the launch and left zero after it. 0: the CTAs do not reduce; the split-K reduction
+    /// kernel runs after the launch, with the same parameters.
+    pub counters: u64,
+    /// Depth of the last slice (batch item `batch − 1`), in `1..=k`.
+    pub last_k: u32,
+    /// Bit set of [`flags`] for the call's C (`BETA_ZERO`, `VEC_C`, `OUT_F16`, `OUT_BF16`).
+    pub flags: u32,
     /// Scale of the sum.
     pub alpha: f32,
     /// Scale of the prior C.
     pub beta: f32,
-    /// Bit set of [`flags`] (`BETA_ZERO`, `VEC_C`).
-    pub flags: u32,
 }

@@ -177,3 +177,40 @@ pub unsafe fn st_global_v2_u32(addr: u64, v: [u32; 2]) {
     asm!("st.global.v2.u32 [{0}], {{{1}, {2}}};",
         in(reg64) addr, in(reg32) v[0], in(reg32) v[1], options(nostack));
 }
+
+/// `ld.global.cg.v4.f32` — 16-byte load cached in L2 only (the point of coherence), for data
+/// other CTAs of the same kernel wrote (the split-K slices, read after their counter's acquire).
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not a valid, 16-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn ld_global_cg_v4_f32(addr: u64) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    asm!("ld.global.cg.v4.f32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+        out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) addr,
+        options(readonly, nostack));
+    [a, b, c, d]
+}
+
+/// `atom.acq_rel.gpu.global.add.u32` — adds `v` at `addr` and returns the old value; releases this
+/// thread's prior writes (and those ordered before it by a CTA barrier) and acquires the writes
+/// released by earlier adds, at GPU scope.
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn atom_add_acq_rel_gpu_u32(addr: u64, v: u32) -> u32 {
+    let old: u32;
+    asm!("atom.acq_rel.gpu.global.add.u32 {0}, [{1}], {2};", out(reg32) old, in(reg64) addr,
+        in(reg32) v, options(nostack));
+    old
+}
+
+/// `st.relaxed.gpu.global.u32` — a store other CTAs' atomics see (a counter set back to zero).
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn st_relaxed_gpu_u32(addr: u64, v: u32) {
+    asm!("st.relaxed.gpu.global.u32 [{0}], {1};", in(reg64) addr, in(reg32) v, options(nostack));
+}

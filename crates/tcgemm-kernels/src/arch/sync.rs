@@ -11,6 +11,28 @@ pub unsafe fn sync_threads() {
     asm!("bar.sync 0;", options(nostack));
 }
 
+/// `bar.red.or.pred` on barrier 0 — a block-wide barrier (as [`sync_threads`]) that returns, on
+/// every thread, whether `p` was true on any thread.
+///
+/// # Safety
+/// As [`sync_threads`].
+#[inline(always)]
+pub unsafe fn sync_threads_or(p: bool) -> bool {
+    let any: u32;
+    asm!("{{ .reg .pred p, q; setp.ne.u32 p, {1}, 0; bar.red.or.pred q, 0, p; selp.u32 {0}, 1, 0, q; }}",
+        out(reg32) any, in(reg32) u32::from(p), options(nostack));
+    any != 0
+}
+
+/// `fence.acq_rel.gpu;` — orders this thread's memory accesses before and after it at GPU scope.
+///
+/// # Safety
+/// None beyond being on the device; `unsafe` as every inline-assembly wrapper here.
+#[inline(always)]
+pub unsafe fn fence_acq_rel_gpu() {
+    asm!("fence.acq_rel.gpu;", options(nostack));
+}
+
 /// `shfl.sync.bfly.b32` over the full warp: the value `v` of lane `lane ^ MASK`.
 ///
 /// # Safety

@@ -17,15 +17,15 @@ macro_rules! catalog {
         }
         ceiling { $($instr:ident $cin:ident $cmath:ident $cblocks:literal,)* }
         convert { $($from:ident $to:ident $vblocks:literal,)* }
-        splitk { $($sout:ident $sblocks:literal,)* }
+        splitk { $sname:ident $sblocks:literal, }
     ) => {
         /// Every kernel entry point tcgemm builds: the catalog's GEMM lines in order, each expanded
-        /// over its layouts, then the ceiling, conversion and split-K reduction kernels.
+        /// over its layouts, then the ceiling and conversion kernels and the split-K reduction.
         ///
         /// ```
         /// use tcgemm_kernels::config::{Role, KERNELS};
         /// let gemm = KERNELS.iter().filter(|k| k.role() == Role::Gemm).count();
-        /// assert_eq!(gemm + 11, KERNELS.len());
+        /// assert_eq!(gemm + 9, KERNELS.len());
         /// ```
         pub const KERNELS: &[KernelSpec] = &[
             $($(
@@ -36,7 +36,7 @@ macro_rules! catalog {
             )+)*
             $($crate::catalog::rules::ceiling_spec!($instr $cin $cmath $cblocks),)*
             $($crate::catalog::rules::convert_spec!($from $to $vblocks),)*
-            $($crate::catalog::rules::splitk_spec!($sout $sblocks),)*
+            $crate::catalog::rules::splitk_spec!($sname $sblocks),
         ];
 
         #[cfg(target_arch = "nvptx64")]
@@ -55,9 +55,13 @@ macro_rules! catalog {
             $($crate::kernels::convert_entry!(
                 $from $to, concat!("convert_", stringify!($from), "_to_", stringify!($to))
             );)*
-            $($crate::kernels::splitk_entry!(
-                $sout, concat!("splitk_reduce_f32_to_", stringify!($sout))
-            );)*
+            $crate::kernels::utility_entry!(
+                concat!("splitk_", stringify!($sname)),
+                GemmParams,
+                "The split-K reduction kernel (`config::Family::SplitkReduce`), after a split launch without counters.",
+                ($crate::epilogue::splitk::reduce),
+                grid_dim_x
+            );
         };
     };
 }
@@ -236,22 +240,22 @@ macro_rules! convert_spec {
     };
 }
 
-/// The record of a split-K reduction kernel `splitk_reduce_f32_to_{out}`: as a conversion
-/// kernel's, f32 slices in, C's element out.
+/// The record of the split-K reduction kernel `splitk_{name}`: f32 slices in, C of the element its
+/// parameters name (`SplitTail::flags`) out; the record says f32.
 macro_rules! splitk_spec {
-    ($out:ident $blocks:literal) => {
+    ($name:ident $blocks:literal) => {
         $crate::config::KernelSpec {
-            name: concat!("splitk_reduce_f32_to_", stringify!($out)),
+            name: concat!("splitk_", stringify!($name)),
             family: $crate::config::Family::SplitkReduce,
             input: $crate::config::Elem::F32,
-            output: $crate::catalog::rules::elem!($out),
+            output: $crate::config::Elem::F32,
             math: $crate::config::Math::Ffma,
             trans_a: false,
             trans_b: false,
             block: $crate::config::GemmShape::new(1, 1, 1),
             warp: $crate::config::GemmShape::new(1, 1, 1),
             stages: 1,
-            threads: $crate::utility::splitk::THREADS,
+            threads: $crate::utility::REDUCE_THREADS,
             min_blocks_per_sm: $blocks,
             smem_bytes: 0,
             rank: 0,

@@ -10,11 +10,14 @@
 //! - [`fragment`]: `m16n8` `mma.sync` accumulator fragments (column pairs; per element for the seed);
 //! - [`segment`]: 4-column row segments (the CUDA-core multistage family, after its k-slices are
 //!   summed);
+//! - [`splitk`]: after an f32 kernel of a launch split along K stored its slice, the last CTA of a
+//!   tile sums the tile's slices into C;
 //! - `wgmma` (sm_90a): a warpgroup's `64×256` `wgmma` accumulators (16-byte stores after a
 //!   shuffle inside each quad of lanes).
 
 pub mod fragment;
 pub mod segment;
+pub mod splitk;
 pub mod thread_tile;
 #[cfg(target_feature = "sm_90a")]
 pub mod wgmma;

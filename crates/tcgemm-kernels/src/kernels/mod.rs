@@ -5,7 +5,7 @@
 //! register itself: the PTX is unchanged.)
 //!
 //! The entries are not written here one by one: each line of the [catalog](crate::catalog) expands
-//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!`, `convert_entry!` or `splitk_entry!` with
+//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!` or `convert_entry!` with
 //! the kernel's name and record. An entry is an `extern "ptx-kernel" fn` exported under the kernel's name, in the module of
 //! its family (sm_90a for the TMA kernels, sm_80 for the rest), taking its family's parameter block
 //! by value and calling the family's body with const generics derived from the record.
@@ -18,6 +18,7 @@ macro_rules! gemm_entry {
             const S: $crate::config::KernelSpec = $spec;
             $crate::kernels::grid_entry!(
                 $name,
+                S,
                 $crate::threadblock::cuda_core::gemm::<
                     { S.trans_a },
                     { S.trans_b },
@@ -37,6 +38,7 @@ macro_rules! gemm_entry {
             const S: $crate::config::KernelSpec = $spec;
             $crate::kernels::grid_entry!(
                 $name,
+                S,
                 $crate::threadblock::cuda_core_multistage::gemm::<
                     { S.trans_a },
                     { S.trans_b },
@@ -59,6 +61,7 @@ macro_rules! gemm_entry {
             const S: $crate::config::KernelSpec = $spec;
             $crate::kernels::grid_entry!(
                 $name,
+                S,
                 $crate::threadblock::mma_sync_seed::gemm::<
                     { S.trans_a },
                     { S.trans_b },
@@ -81,6 +84,7 @@ macro_rules! gemm_entry {
             const S: $crate::config::KernelSpec = $spec;
             $crate::kernels::grid_entry!(
                 $name,
+                S,
                 $crate::threadblock::mma_sync_multistage_tf32::gemm::<
                     { S.trans_a },
                     { S.trans_b },
@@ -104,6 +108,7 @@ macro_rules! gemm_entry {
             const S: $crate::config::KernelSpec = $spec;
             $crate::kernels::grid_entry!(
                 $name,
+                S,
                 $crate::threadblock::mma_sync_multistage::gemm::<
             $crate::catalog::rules::precision!(mma $prec),
             $crate::catalog::rules::precision!(out $prec),
@@ -158,10 +163,13 @@ macro_rules! gemm_entry {
 }
 
 /// An entry taking one `GemmParams` and launched on a grid of one block per output tile (x) and
-/// batch item (y, then z beyond the 65535 limit of y): `grid_entry!(NAME, BODY)`.
+/// batch item (y, then z beyond the 65535 limit of y): `grid_entry!(NAME, RECORD, BODY)`. A kernel
+/// of f32 output also runs the launches split along K: batch item `z` is slice `z` (the last one
+/// `split.last_k` deep), and after its tile the CTA takes part in the fused reduction
+/// (`epilogue::splitk`). Kernels of 16-bit output have neither (the record's output is a constant).
 #[cfg_attr(target_feature = "sm_90a", allow(unused_macros))] // the sm_90a module has TMA entries only
 macro_rules! grid_entry {
-    ($name:expr, $body:expr) => {
+    ($name:expr, $spec:expr, $body:expr) => {
         /// A GEMM kernel launched one block per tile and batch item.
         ///
         /// # Safety
@@ -172,9 +180,18 @@ macro_rules! grid_entry {
             use $crate::arch::index::{
                 block_idx_x, block_idx_y, block_idx_z, grid_dim_y, thread_idx_x,
             };
+            use $crate::epilogue::splitk::{reduce_tile, slice_params};
             // batch item: grid y, then z for batches beyond the 65535 limit of y
             let z = block_idx_y() + block_idx_z() * grid_dim_y();
-            $body(&p, thread_idx_x(), block_idx_x(), z);
+            let (tid, bid) = (thread_idx_x(), block_idx_x());
+            if matches!($spec.output, $crate::config::Elem::F32) {
+                $body(&slice_params(&p, z), tid, bid, z);
+                reduce_tile::<{ $spec.block.m }, { $spec.block.n }, { $spec.threads }>(
+                    &p, tid, bid, z,
+                );
+            } else {
+                $body(&p, tid, bid, z);
+            }
         }
     };
 }
@@ -251,29 +268,6 @@ macro_rules! convert_entry {
     };
 }
 
-/// A split-K reduction entry: `splitk_entry!(OUT, NAME)`, a grid-stride loop over one
-/// `SplitkReduceParams` writing C of element `OUT`.
-macro_rules! splitk_entry {
-    (f32, $name:expr) => {
-        $crate::kernels::splitk_entry!(@ $name, F32);
-    };
-    (f16, $name:expr) => {
-        $crate::kernels::splitk_entry!(@ $name, F16);
-    };
-    (bf16, $name:expr) => {
-        $crate::kernels::splitk_entry!(@ $name, Bf16);
-    };
-    (@ $name:expr, $out:ident) => {
-        $crate::kernels::utility_entry!(
-            $name,
-            SplitkReduceParams,
-            "A split-K reduction kernel (`config::Family::SplitkReduce`), after the slices it sums.",
-            ($crate::utility::splitk::reduce::<$crate::epilogue::$out>),
-            grid_dim_x
-        );
-    };
-}
-
 #[cfg(not(target_feature = "sm_90a"))]
 pub(crate) use grid_entry;
-pub(crate) use {ceiling_entry, convert_entry, gemm_entry, splitk_entry, utility_entry};
+pub(crate) use {ceiling_entry, convert_entry, gemm_entry, utility_entry};
