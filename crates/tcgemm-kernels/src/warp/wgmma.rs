@@ -54,7 +54,8 @@ pub struct WgmmaBf16;
 pub struct WgmmaTf32;
 
 /// Calls `$n256` (`m64n256`) or `$n128` (`m64n128`) with `$d: &mut [f32; ACC]` seen as the array
-/// of that instruction (ACC = 128 or 64), then `$args`.
+/// of that instruction, then `$args`; `ACC` (128 or 64) is the const generic of the function the
+/// macro is expanded in.
 macro_rules! by_width {
     ($d:ident, $n256:expr, $n128:expr, $($args:expr),+) => {{
         const { assert!(ACC == 128 || ACC == 64, "wgmma widths: n256 (128 accumulators), n128 (64)") };
