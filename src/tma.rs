@@ -212,16 +212,46 @@ mod tests {
     #[test]
     fn mn_major_operands_get_64_wide_boxes() {
         let p = packed_100x130x70();
-        let nn = KERNELS
+        let nns: Vec<&KernelSpec> = KERNELS
             .iter()
-            .find(|k| k.family.needs_tma() && !k.trans_a && !k.trans_b && k.input == Elem::F16)
-            .unwrap();
-        let b = OperandMap::of(&p, nn, false);
-        assert!(b.mn_major);
-        assert_eq!((b.box_rows, b.box_k), (64, nn.block.k));
-        assert_eq!((b.row_bytes, b.batch_bytes), (272, 272 * 70));
-        assert!(!OperandMap::of(&p, nn, true).mn_major);
-        assert!(!b.staged);
+            .filter(|k| k.family.needs_tma() && !k.trans_a && !k.trans_b && k.input == Elem::F16)
+            .collect();
+        // the 128×256 and the 128×128 tiles
+        assert!(nns.iter().any(|k| k.block.n == 256) && nns.iter().any(|k| k.block.n == 128));
+        for nn in nns {
+            let b = OperandMap::of(&p, nn, false);
+            assert!(b.mn_major);
+            assert_eq!((b.box_rows, b.box_k), (64, nn.block.k), "{}", nn.name);
+            assert_eq!((b.row_bytes, b.batch_bytes), (272, 272 * 70));
+            assert!(!OperandMap::of(&p, nn, true).mn_major);
+            assert!(!b.staged);
+        }
+    }
+
+    #[test]
+    fn k_major_boxes_span_the_tile() {
+        let p = packed_100x130x70();
+        for nt in KERNELS
+            .iter()
+            .filter(|k| k.family.needs_tma() && !k.trans_a && k.trans_b)
+        {
+            let (a, b) = (OperandMap::of(&p, nt, true), OperandMap::of(&p, nt, false));
+            assert!(!a.mn_major && !b.mn_major, "{}", nt.name);
+            // one box of the tile's rows, one 128-byte swizzle row of k
+            assert_eq!(
+                (a.box_rows, a.box_k),
+                (nt.block.m, nt.block.k),
+                "{}",
+                nt.name
+            );
+            assert_eq!(
+                (b.box_rows, b.box_k),
+                (nt.block.n, nt.block.k),
+                "{}",
+                nt.name
+            );
+            assert_eq!(b.box_k * nt.input.bytes(), 128, "{}", nt.name);
+        }
     }
 
     #[test]

@@ -354,8 +354,8 @@ fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
     let tma = |g: &Gemm| ctx.plan::<f16, f16>(g).unwrap().kernel.family.needs_tma();
     let g = Gemm::new(4096, 4096, 4096);
     assert!(tma(&g), "aligned 4096^3 f16 should take a TMA kernel");
-    // 4096x2048: 256 tiles of 128x256, enough to fill the GPU (dispatch takes smaller sm_80 tiles
-    // where the TMA kernel's would leave SMs idle)
+    // 4096x2048: 256 tiles of 128x256, enough to fill the GPU (dispatch takes smaller tiles, TMA
+    // 128x128 or sm_80 ones, where these would leave SMs idle)
     let t = Gemm::new(4096, 2048, 512);
     for (a, b) in TRANS {
         let g = t.trans_a(a).trans_b(b);
@@ -365,6 +365,12 @@ fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
             .unwrap();
         assert!(tf32.kernel.family.needs_tma(), "tf32 layout {}", lay(a, b));
     }
+    // 2048x1024: 64 tiles of 128x256 (48% of 132 SMs), 128 of 128x128 (97%): the 128x128 TMA tile
+    let mid = ctx
+        .plan::<f16, f16>(&Gemm::new(2048, 1024, 512))
+        .unwrap()
+        .kernel;
+    assert!(mid.family.needs_tma() && mid.block.n == 128, "{}", mid.name);
     // lda of 4100 halves = 8200 bytes: not a multiple of 16
     assert!(!tma(&g.lda(4100)));
     assert!(tma(&g.lda(4104)));

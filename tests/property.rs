@@ -16,10 +16,10 @@
 //!   `alpha == 0` A and B are all NaN: they must not be read.
 //! - Runs: case `i` goes through dispatch on the default context when `i` is even and on the
 //!   `force_sm80` one when `i` is odd (1000 cases: 500 per context). Dispatch takes the Hopper TMA
-//!   kernels only for calls big enough to fill the GPU with their 128×256 tiles, which the caps
-//!   exclude, so every TMA-legal case (16-byte-aligned bases, leading dimensions and strides,
-//!   alpha ≠ 0) also runs the path's TMA kernel by name on the default context when it is loaded
-//!   (compute capability 9.0). FP32 cases use `Precision::Default` or `Exact` (both FFMA; `Exact`
+//!   kernels only for calls big enough to fill most of the GPU with their 128×128 or 128×256
+//!   tiles, which the caps exclude, so every TMA-legal case (16-byte-aligned bases, leading
+//!   dimensions and strides, alpha ≠ 0) also runs one of the path's TMA kernels by name (the tile
+//!   shapes in turn) on the default context when they are loaded (compute capability 9.0). FP32 cases use `Precision::Default` or `Exact` (both FFMA; `Exact`
 //!   only when the context allows TF32); dispatch must plan the path's math.
 //! - Reference: every entry up to [`FULL_REFERENCE_MACS`] multiply-adds, a sample of entries above
 //!   (`tcgemm_testkit::SAMPLES` of them, corners included); C outside the `m×n` windows (ld padding, batch
@@ -381,13 +381,14 @@ fn run_case<I: TestElem, O: TestElem>(
     Ok(ran)
 }
 
-/// The Hopper TMA kernel of `spec`'s types and math for transposes `(ta, tb)` on `ctx`, if loaded
-/// (compute capability 9.0 without `force_sm80`).
-fn tma_kernel(ctx: &Context, spec: &Spec, ta: bool, tb: bool) -> Option<&'static str> {
+/// The Hopper TMA kernels (one per tile shape) of `spec`'s types and math for transposes
+/// `(ta, tb)` on `ctx`; none unless loaded (compute capability 9.0 without `force_sm80`).
+fn tma_kernels(ctx: &Context, spec: &Spec, ta: bool, tb: bool) -> Vec<&'static str> {
     ctx.kernels()
         .into_iter()
-        .find(|k| tma_of_sizes(k, spec, ta, tb) && k.math == spec.math)
+        .filter(|k| tma_of_sizes(k, spec, ta, tb) && k.math == spec.math)
         .map(|k| k.name)
+        .collect()
 }
 
 /// Whether `k` is a TMA kernel with `spec`'s element sizes, for transposes `(ta, tb)`.
@@ -418,12 +419,13 @@ fn run_path<I: TestElem, O: TestElem>(path: Path<I, O>) {
     // An f32 call with Precision::Default may take TF32 where the context allows it
     // (TCGEMM_ALLOW_TF32=1); this suite's FP32 tolerance is for FFMA, so ask for Exact then.
     let tf32_allowed = ctxs.iter().any(|(_, c)| c.allow_tf32());
-    // Dispatch takes the TMA kernels only for calls big enough to fill the GPU with 128×256 tiles,
-    // which the caps above exclude; so every TMA-legal case also runs the TMA kernel by name.
+    // Dispatch takes the TMA kernels only for calls big enough to fill most of the GPU with
+    // 128×128 or 128×256 tiles, which the caps above exclude; so every TMA-legal case also runs a
+    // TMA kernel by name, the tile shapes taking turns from case to case.
     let (ctx0_name, ctx0) = ctxs[0];
-    let tma_by_layout: Vec<Option<&'static str>> = TRANS
+    let tma_by_layout: Vec<Vec<&'static str>> = TRANS
         .iter()
-        .map(|&(ta, tb)| tma_kernel(ctx0, &spec, ta, tb))
+        .map(|&(ta, tb)| tma_kernels(ctx0, &spec, ta, tb))
         .collect();
     let seed = seed();
     let mut gen = Rng::for_test(spec.name);
@@ -453,7 +455,8 @@ fn run_path<I: TestElem, O: TestElem>(path: Path<I, O>) {
             })
             .collect();
         let layout = usize::from(p.trans_a) * 2 + usize::from(p.trans_b);
-        if let Some(k) = tma_by_layout[layout] {
+        let tma = &tma_by_layout[layout];
+        if let Some(&k) = tma.get(i % tma.len().max(1)) {
             if runs_by_name(ctx0, k, &p) {
                 targets.push(Target {
                     ctx_name: ctx0_name,

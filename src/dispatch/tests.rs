@@ -271,6 +271,33 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
     assert_eq!((batched.block.m, batched.block.n), (64, 64));
 }
 
+#[test]
+fn hopper_tiles_go_by_first_wave_fill() {
+    // (block m, block n) of the kernel dispatch takes for an aligned call on 132 SMs, all kernels
+    // usable (a Hopper context); the TMA kernels when their tiles fill the first wave
+    let pick = |g: Gemm, input: Elem, output: Elem| {
+        let p = problem(&g, input, output, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, |_| 1).unwrap();
+        (s.family.needs_tma(), s.block.m, s.block.n)
+    };
+    for (input, output, precision) in [
+        (Elem::F16, Elem::F16, Precision::Default),
+        (Elem::Bf16, Elem::F32, Precision::Default),
+        (Elem::F32, Elem::F32, Precision::Tf32),
+    ] {
+        let pick = |m, n| pick(Gemm::new(m, n, 4096).precision(precision), input, output);
+        // 128×256 tiles fill the GPU (≥ 99 tiles): the higher rank
+        assert_eq!(pick(4096, 4096), (true, 128, 256), "{input:?}");
+        // 128 tiles
+        assert_eq!(pick(2048, 2048), (true, 128, 256), "{input:?}");
+        // 64 (48%) or 72 (55%) tiles of 128×256, 128 or 144 of 128×128: the 128×128 TMA tile
+        assert_eq!(pick(2048, 1024), (true, 128, 128), "{input:?}");
+        assert_eq!(pick(1536, 1536), (true, 128, 128), "{input:?}");
+        // 64 tiles of 128×128 (48%): smaller mma.sync tiles fill the GPU
+        assert!(!pick(1024, 1024).0, "{input:?}");
+    }
+}
+
 // docs/errors.md rows checked in this module.
 
 #[test]

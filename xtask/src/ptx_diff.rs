@@ -3,10 +3,13 @@
 //!
 //! LLVM names basic-block labels after the function's position in the module (`$L__BB64_155`:
 //! block 155 of function 64) and the module lists the entries by name, so adding a kernel renumbers
-//! the labels of every kernel after it. A kernel whose text differs only in those numbers is
-//! reported as `renumbered` (same instructions, same blocks; ptxas emits the same machine code) and
-//! is not a difference. Likewise the module header's kernel count (`// Kernels: N`), the
-//! `// .globl` marker of each entry and blank lines are left out of the text outside the kernels.
+//! the labels of every kernel after it. LLVM's comments move too: the call-sequence comments count
+//! the module's calls (`// callseq 80, 0`), the block comments are padded to the labels' width,
+//! and the first function's parameter list carries its name (`// @NAME`). A kernel whose text
+//! differs only in label numbers and comments is reported as `renumbered` (same instructions, same
+//! blocks; ptxas emits the same machine code) and is not a difference. Likewise the text outside
+//! the kernels is compared without comments (the header's kernel count `// Kernels: N`, the
+//! `// .globl` marker of each entry, the call numbers) and blank lines.
 
 use std::path::Path;
 
@@ -35,11 +38,22 @@ fn first_difference<'t>(a: &'t str, b: &'t str) -> (usize, &'t str, &'t str) {
     }
 }
 
-/// `text` with the function number of every basic-block label removed: `$L__BB64_155` and the
-/// comment form `BB64_155` become `$L__BB_155` and `BB_155`.
-fn without_label_numbers(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+/// `text` without comments (from `//` to the end of the line), trailing blanks and the lines left
+/// empty. Kernels written in Rust hold no `//` in their instructions (inline `asm!` included).
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim_end())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `text` without what names positions in the module: comments ([`without_comments`]) and the
+/// function number of every basic-block label (`$L__BB64_155` becomes `$L__BB_155`).
+fn without_position_numbers(text: &str) -> String {
+    let code = without_comments(text);
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code.as_str();
     while let Some(i) = rest.find("BB") {
         let (head, tail) = rest.split_at(i + 2);
         out.push_str(head);
@@ -50,19 +64,6 @@ fn without_label_numbers(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// The module text outside the kernels without what follows the set of kernels (compared one
-/// by one): the header's kernel count, the `// .globl NAME` marker before each entry and blank
-/// lines.
-fn without_kernel_count(rest: &str) -> String {
-    rest.lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.is_empty() || t.starts_with("// Kernels:") || t.starts_with("// .globl"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Counts of one comparison.
@@ -86,9 +87,11 @@ fn compare_module(base: &str, kept: &str, target: Target, allow: &[String], t: &
                 println!("identical  {cpu:<6}  {name}");
                 continue;
             }
-            Some((_, old)) if without_label_numbers(old) == without_label_numbers(text) => {
+            Some((_, old)) if without_position_numbers(old) == without_position_numbers(text) => {
                 t.renumbered += 1;
-                println!("renumbered {cpu:<6}  {name} (identical but for label numbers)");
+                println!(
+                    "renumbered {cpu:<6}  {name} (identical but for label numbers and comments)"
+                );
                 continue;
             }
             Some((_, old)) => {
@@ -124,8 +127,8 @@ fn compare_module(base: &str, kept: &str, target: Target, allow: &[String], t: &
     if order(&b.entries) != order(&k.entries) {
         println!("note       {cpu:<6}  the kernels appear in a different order");
     }
-    if without_kernel_count(&b.rest) == without_kernel_count(&k.rest) {
-        println!("identical  {cpu:<6}  (module text outside the kernels, but for the kernel count and markers)");
+    if without_comments(&b.rest) == without_comments(&k.rest) {
+        println!("identical  {cpu:<6}  (module text outside the kernels, but for comments)");
     } else {
         let (line, was, now) = first_difference(&b.rest, &k.rest);
         println!(
@@ -149,7 +152,7 @@ pub fn ptx_diff(root: &Path, dir: &Path, allow: &[String]) -> Result<(), String>
         compare_module(&base, &kept, target, allow, &mut t);
     }
     println!(
-        "ptx-diff: {} kernels: {} identical, {} identical but for label numbers, {} differ ({} on the allow list {:?})",
+        "ptx-diff: {} kernels: {} identical, {} identical but for label numbers and comments, {} differ ({} on the allow list {:?})",
         t.identical + t.renumbered + t.differ,
         t.identical,
         t.renumbered,
@@ -187,18 +190,32 @@ mod tests {
 
     #[test]
     fn label_numbers_are_dropped_and_nothing_else() {
-        let a = "@%p7 bra \t$L__BB64_155;\n$L__BB64_3: // Header=BB64_9 Depth=1 %bb.10 BB";
-        let b = "@%p7 bra \t$L__BB67_155;\n$L__BB67_3: // Header=BB67_9 Depth=1 %bb.10 BB";
-        assert_eq!(without_label_numbers(a), without_label_numbers(b));
-        assert!(without_label_numbers(a).contains("$L__BB_155;"));
+        let a = "@%p7 bra \t$L__BB64_155;\n$L__BB64_3:\n\tBB %bb";
+        let b = "@%p7 bra \t$L__BB67_155;\n$L__BB67_3:\n\tBB %bb";
+        assert_eq!(without_position_numbers(a), without_position_numbers(b));
+        assert!(without_position_numbers(a).contains("$L__BB_155;"));
         // other block numbers and registers stay
         assert_ne!(
-            without_label_numbers("$L__BB64_155"),
-            without_label_numbers("$L__BB64_156")
+            without_position_numbers("$L__BB64_155"),
+            without_position_numbers("$L__BB64_156")
         );
         assert_ne!(
-            without_label_numbers("%r64_1"),
-            without_label_numbers("%r65_1")
+            without_position_numbers("%r64_1"),
+            without_position_numbers("%r65_1")
         );
+    }
+
+    #[test]
+    fn comments_are_dropped_and_nothing_else() {
+        let a = "\t{ // callseq 80, 0\n\tcall.uni f, ();\n\t} // callseq 80\n$L__BB5_3:   // Header=BB5_9\n)\n";
+        let b = "\t{ // callseq 164, 0\n\tcall.uni f, ();\n\t} // callseq 164\n$L__BB11_3:  // Header=BB11_9\n)   // @k\n";
+        assert_eq!(without_position_numbers(a), without_position_numbers(b));
+        assert_eq!(
+            without_position_numbers(a),
+            "\t{\n\tcall.uni f, ();\n\t}\n$L__BB_3:\n)"
+        );
+        // the instructions stay
+        let c = "\t{ // callseq 80, 0\n\tcall.uni g, ();\n\t} // callseq 80\n$L__BB5_3:\n)\n";
+        assert_ne!(without_position_numbers(a), without_position_numbers(c));
     }
 }

@@ -96,6 +96,18 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 256 x 32   64 x 256   4    1   30  [nn nt tn tt],
+        // sm_90a, 128×128 tiles (m64n128: 64 accumulators per consumer thread, the same register
+        // split): twice the tiles of 128×256, for calls whose 128×256 tiles would leave SMs idle;
+        // ranked just below, so dispatch takes them only on better first-wave fill or less padding.
+        // Not yet measured on the GPU. 6 stages of 32 KiB: the same 192 KiB in flight (what hides
+        // TMA's latency at a given bandwidth) and the same shared-memory carveout (196 KiB, 60 KiB
+        // left to L1) as the 128×256 tiles' 4 of 48 KiB; a 7th fits (225 KiB of 227) but needs the
+        // 228 KiB carveout, leaving 28 KiB of L1.
+        TmaWarpSpecialized f16_f32       128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
+        TmaWarpSpecialized f16_f16       128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
+        TmaWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
+        TmaWarpSpecialized bf16_bf16     128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
+        TmaWarpSpecialized tf32          128 x 128 x 32   64 x 128   6    1   29  [nn nt tn tt],
     }
     ceiling {
         // instruction        input  math        blocks/SM
@@ -190,7 +202,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
-        assert_eq!(count(Family::TmaWarpSpecialized), 20);
+        assert_eq!(count(Family::TmaWarpSpecialized), 40);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::SplitkReduce), 1);
     }

@@ -73,151 +73,45 @@ pub unsafe fn setmaxnreg_dec<const N: u32>() {
     asm!("setmaxnreg.dec.sync.aligned.u32 {0};", const N, options(nostack));
 }
 
-/// The `asm!` of a `wgmma.mma_async … m64n256…` with f32 accumulators `$d: [f32; 128]` (positional
-/// operands 0–127), descriptors `$da`/`$db`, the scale-d predicate from `$acc`, then `$tail`
-/// (immediates after the two scale immediates) and any extra named operands it uses.
-macro_rules! wgmma_m64n256_asm {
-    ($d:ident, $da:expr, $db:expr, $acc:expr, $instr:literal, $tail:literal $(, $($extra:tt)+)?) => {
+/// The `asm!` of a `wgmma.mma_async` with f32 accumulators `$d: [f32; N]`, one positional operand
+/// per index of the list (`[0, 1, …, N - 1]`, written in order as PTX's `{d0, …}`), descriptors
+/// `$da`/`$db`, the scale-d predicate from `$acc`, then `$tail` (immediates after the two scale
+/// immediates) and any extra named operands it uses.
+macro_rules! wgmma_asm {
+    (
+        $d:ident [$i0:literal $(, $i:literal)*], $da:expr, $db:expr, $acc:expr, $instr:literal,
+        $tail:literal $(, $($extra:tt)+)?
+    ) => {
         asm!(
             "{{",
             ".reg .pred p;",
             "setp.ne.b32 p, {sd}, 0;",
-            concat!($instr, " {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}, {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111}, {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}}, {da}, {db}, p, 1, 1", $tail, ";"),
+            concat!(
+                $instr, " {{{", $i0, "}", $(", {", $i, "}",)* "}}, {da}, {db}, p, 1, 1", $tail, ";"
+            ),
             "}}",
-            inout(reg32) $d[0],
-            inout(reg32) $d[1],
-            inout(reg32) $d[2],
-            inout(reg32) $d[3],
-            inout(reg32) $d[4],
-            inout(reg32) $d[5],
-            inout(reg32) $d[6],
-            inout(reg32) $d[7],
-            inout(reg32) $d[8],
-            inout(reg32) $d[9],
-            inout(reg32) $d[10],
-            inout(reg32) $d[11],
-            inout(reg32) $d[12],
-            inout(reg32) $d[13],
-            inout(reg32) $d[14],
-            inout(reg32) $d[15],
-            inout(reg32) $d[16],
-            inout(reg32) $d[17],
-            inout(reg32) $d[18],
-            inout(reg32) $d[19],
-            inout(reg32) $d[20],
-            inout(reg32) $d[21],
-            inout(reg32) $d[22],
-            inout(reg32) $d[23],
-            inout(reg32) $d[24],
-            inout(reg32) $d[25],
-            inout(reg32) $d[26],
-            inout(reg32) $d[27],
-            inout(reg32) $d[28],
-            inout(reg32) $d[29],
-            inout(reg32) $d[30],
-            inout(reg32) $d[31],
-            inout(reg32) $d[32],
-            inout(reg32) $d[33],
-            inout(reg32) $d[34],
-            inout(reg32) $d[35],
-            inout(reg32) $d[36],
-            inout(reg32) $d[37],
-            inout(reg32) $d[38],
-            inout(reg32) $d[39],
-            inout(reg32) $d[40],
-            inout(reg32) $d[41],
-            inout(reg32) $d[42],
-            inout(reg32) $d[43],
-            inout(reg32) $d[44],
-            inout(reg32) $d[45],
-            inout(reg32) $d[46],
-            inout(reg32) $d[47],
-            inout(reg32) $d[48],
-            inout(reg32) $d[49],
-            inout(reg32) $d[50],
-            inout(reg32) $d[51],
-            inout(reg32) $d[52],
-            inout(reg32) $d[53],
-            inout(reg32) $d[54],
-            inout(reg32) $d[55],
-            inout(reg32) $d[56],
-            inout(reg32) $d[57],
-            inout(reg32) $d[58],
-            inout(reg32) $d[59],
-            inout(reg32) $d[60],
-            inout(reg32) $d[61],
-            inout(reg32) $d[62],
-            inout(reg32) $d[63],
-            inout(reg32) $d[64],
-            inout(reg32) $d[65],
-            inout(reg32) $d[66],
-            inout(reg32) $d[67],
-            inout(reg32) $d[68],
-            inout(reg32) $d[69],
-            inout(reg32) $d[70],
-            inout(reg32) $d[71],
-            inout(reg32) $d[72],
-            inout(reg32) $d[73],
-            inout(reg32) $d[74],
-            inout(reg32) $d[75],
-            inout(reg32) $d[76],
-            inout(reg32) $d[77],
-            inout(reg32) $d[78],
-            inout(reg32) $d[79],
-            inout(reg32) $d[80],
-            inout(reg32) $d[81],
-            inout(reg32) $d[82],
-            inout(reg32) $d[83],
-            inout(reg32) $d[84],
-            inout(reg32) $d[85],
-            inout(reg32) $d[86],
-            inout(reg32) $d[87],
-            inout(reg32) $d[88],
-            inout(reg32) $d[89],
-            inout(reg32) $d[90],
-            inout(reg32) $d[91],
-            inout(reg32) $d[92],
-            inout(reg32) $d[93],
-            inout(reg32) $d[94],
-            inout(reg32) $d[95],
-            inout(reg32) $d[96],
-            inout(reg32) $d[97],
-            inout(reg32) $d[98],
-            inout(reg32) $d[99],
-            inout(reg32) $d[100],
-            inout(reg32) $d[101],
-            inout(reg32) $d[102],
-            inout(reg32) $d[103],
-            inout(reg32) $d[104],
-            inout(reg32) $d[105],
-            inout(reg32) $d[106],
-            inout(reg32) $d[107],
-            inout(reg32) $d[108],
-            inout(reg32) $d[109],
-            inout(reg32) $d[110],
-            inout(reg32) $d[111],
-            inout(reg32) $d[112],
-            inout(reg32) $d[113],
-            inout(reg32) $d[114],
-            inout(reg32) $d[115],
-            inout(reg32) $d[116],
-            inout(reg32) $d[117],
-            inout(reg32) $d[118],
-            inout(reg32) $d[119],
-            inout(reg32) $d[120],
-            inout(reg32) $d[121],
-            inout(reg32) $d[122],
-            inout(reg32) $d[123],
-            inout(reg32) $d[124],
-            inout(reg32) $d[125],
-            inout(reg32) $d[126],
-            inout(reg32) $d[127],
+            inout(reg32) $d[$i0],
+            $(inout(reg32) $d[$i],)*
             da = in(reg64) $da,
             db = in(reg64) $db,
             sd = in(reg32) $acc as u32,
             $($($extra)+,)?
             options(nostack)
         )
+    };
+}
+
+/// `wgmma_asm!` of an `m64n256` instruction: 128 accumulators per thread.
+macro_rules! wgmma_m64n256_asm {
+    ($d:ident, $($rest:tt)+) => {
+        wgmma_asm!($d [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127], $($rest)+)
+    };
+}
+
+/// `wgmma_asm!` of an `m64n128` instruction: 64 accumulators per thread.
+macro_rules! wgmma_m64n128_asm {
+    ($d:ident, $($rest:tt)+) => {
+        wgmma_asm!($d [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63], $($rest)+)
     };
 }
 
@@ -287,6 +181,72 @@ pub unsafe fn m64n256k8_f32_tf32(d: &mut [f32; 128], desc_a: u64, desc_b: u64, a
         desc_b,
         accumulate,
         "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32",
+        ""
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` — f16 inputs, f32 accumulators:
+/// `d[64×128] (+)= A[64×16]·B[16×128]`; operands, transpose bits and register layout (`i < 64`) as
+/// [`m64n256k16_f32_f16`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn m64n128k16_f32_f16<const TRANS_A: bool, const TRANS_B: bool>(
+    d: &mut [f32; 64],
+    desc_a: u64,
+    desc_b: u64,
+    accumulate: bool,
+) {
+    wgmma_m64n128_asm!(
+        d,
+        desc_a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+        ", {ta}, {tb}",
+        ta = const TRANS_A as u32,
+        tb = const TRANS_B as u32
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators; as
+/// [`m64n128k16_f32_f16`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn m64n128k16_f32_bf16<const TRANS_A: bool, const TRANS_B: bool>(
+    d: &mut [f32; 64],
+    desc_a: u64,
+    desc_b: u64,
+    accumulate: bool,
+) {
+    wgmma_m64n128_asm!(
+        d,
+        desc_a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+        ", {ta}, {tb}",
+        ta = const TRANS_A as u32,
+        tb = const TRANS_B as u32
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32` — tf32 inputs, f32 accumulators:
+/// `d[64×128] (+)= A[64×8]·B[8×128]`, both operands K-major; as [`m64n256k8_f32_tf32`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn m64n128k8_f32_tf32(d: &mut [f32; 64], desc_a: u64, desc_b: u64, accumulate: bool) {
+    wgmma_m64n128_asm!(
+        d,
+        desc_a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32",
         ""
     );
 }

@@ -1,5 +1,5 @@
-//! Writer of a consumer warpgroup's `wgmma` accumulators (sm_90a): a `64×256` tile, 16 bytes per
-//! store.
+//! Writer of a consumer warpgroup's `wgmma` accumulators (sm_90a): a `64×N` tile (`N` = 256 for
+//! `m64n256`, 128 for `m64n128`; `N / 2` f32 accumulators per thread), 16 bytes per store.
 //!
 //! Thread `(g, q)` (`g` = lane/4, `q` = lane%4) of the warpgroup's warp `w` holds, for each 8-column
 //! block `j`, columns `8j + 2q, +1` of rows `row0` and `row0 + 8` (`row0 = 16w + g` within the
@@ -43,99 +43,151 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
     });
 }
 
-/// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): rows
-/// `row0`, `row0 + 8`, columns from `col0`, quad lane `q`; 16-byte stores, f32 output after one
-/// pair swap per quad (4 consecutive columns per lane), 16-bit output (beta = 0 only: a 16-bit C
-/// to read goes through [`store_pairs`](super::fragment::store_pairs)) after the quad's word
-/// transpose (8 consecutive columns per lane).
-///
-/// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
-/// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
+/// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
+/// 128 (`m64n256`) or 64 (`m64n128`); rows `row0`, `row0 + 8`, columns `col0..col0 + 2·ACC`, quad
+/// lane `q`; 16-byte stores, f32 output after one pair swap per quad (4 consecutive columns per
+/// lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
+/// [`store_pairs`](super::fragment::store_pairs)) after the quad's word transpose (8 consecutive
+/// columns per lane).
 ///
 /// # Safety
 /// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`.
 #[inline(always)]
-pub unsafe fn store_rows<O: OutputElem>(
+pub unsafe fn store_rows<O: OutputElem, const ACC: usize>(
     p: &GemmParams,
-    d: &[f32; 128],
+    d: &[f32; ACC],
     gc: u64,
     row0: u32,
     col0: u32,
     q: u32,
 ) {
-    let beta_zero = p.flags & flags::BETA_ZERO != 0;
-    let es: u64 = O::BYTES;
-    let at = |row: u32, col: u32| gc.wrapping_add((row as u64 * p.ldc + col as u64) * es);
-    if O::IS_F32 {
-        let odd = q & 1 != 0;
-        // unrolled: `d` must stay in registers
-        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
-            let i = 4 * j as usize;
-            let y = [
-                d[i] * p.alpha,
-                d[i + 1] * p.alpha,
-                d[i + 2] * p.alpha,
-                d[i + 3] * p.alpha,
-            ];
-            // even lanes send row0 + 8's pair, odd lanes row0's
-            let (s0, s1) = if odd { (y[0], y[1]) } else { (y[2], y[3]) };
-            let r0 = f32::from_bits(shfl_xor::<1>(s0.to_bits()));
-            let r1 = f32::from_bits(shfl_xor::<1>(s1.to_bits()));
-            let (row, col, mut v) = if odd {
-                (row0 + 8, col0 + 8 * j + 2 * q - 2, [r0, r1, y[2], y[3]])
-            } else {
-                (row0, col0 + 8 * j + 2 * q, [y[0], y[1], r0, r1])
-            };
-            let addr = at(row, col);
-            if row >= p.m || col >= p.n {
-                // nothing of this block in range
-            } else if col + 4 <= p.n {
-                if !beta_zero {
-                    let c = ld_global_v4_f32(addr);
-                    unroll!(e in [0, 1, 2, 3] {
-                        let e = e as usize;
-                        v[e] = fma_rn_f32(p.beta, c[e], v[e]);
-                    });
-                }
-                st_global_v4_f32(addr, v);
-            } else {
-                unroll!(e in [0, 1, 2, 3] {
-                    if col + e < p.n {
-                        let a = addr + u64::from(e) * 4;
-                        let mut x = v[e as usize];
-                        if !beta_zero {
-                            x = fma_rn_f32(p.beta, ld_global_f32(a), x);
-                        }
-                        st_global_f32(a, x);
-                    }
-                });
-            }
-        });
+    const { assert!(ACC == 128 || ACC == 64, "wgmma widths: m64n256, m64n128") };
+    if ACC == 128 {
+        // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
+        store_rows_n256::<O>(p, d, gc, row0, col0, q);
     } else {
-        unroll!(j2 in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-            // segment s: row row0 + 8·(s & 1) of block 2·j2 + (s >> 1); this lane's word of it
-            let mut x: [u32; 4] = core::array::from_fn(|s| {
-                let i = 4 * (2 * j2 as usize + (s >> 1)) + 2 * (s & 1);
-                O::pack(d[i] * p.alpha, d[i + 1] * p.alpha)
-            });
-            // M[lane][seg] → M[seg][lane]: swap where lane and segment bits differ, bit 1 then 0
-            quad_swap::<2>(&mut x, q);
-            quad_swap::<1>(&mut x, q);
-            // now x[w] is word w (columns 2w, 2w + 1) of segment q
-            let (row, col) = (row0 + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
-            let addr = at(row, col);
-            if row >= p.m || col >= p.n {
-                // nothing of this block in range
-            } else if col + 8 <= p.n {
-                st_global_v4_u32(addr, x);
-            } else {
-                unroll!(e in [0, 1, 2, 3, 4, 5, 6, 7] {
-                    if col + e < p.n {
-                        let w = x[(e / 2) as usize] >> (16 * (e % 2));
-                        st_global_u16(addr + u64::from(e) * 2, w as u16);
-                    }
-                });
-            }
-        });
+        // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
+        store_rows_n128::<O>(p, d, gc, row0, col0, q);
     }
 }
+
+/// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators: the body unrolled over the
+/// `$acc / 4` blocks of 8 columns `$j` (f32 output) and the `$acc / 8` pairs of blocks `$j2`
+/// (16-bit output). One body for both widths, each with literal loop bounds: one body generic over
+/// `ACC` with a guard per unrolled block (`4·j < ACC`) changed the code of the `m64n256` writer, and
+/// so did choosing the width through a trait method instead of the branch in [`store_rows`].
+///
+/// The body is one function of more than 80 lines on purpose: split into calls, its parts are
+/// optimized apart before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX
+/// identity").
+macro_rules! store_rows_fn {
+    ($name:ident, $acc:literal, [$($j:literal),*], [$($j2:literal),*]) => {
+        /// [`store_rows`] of `[f32; $acc]` accumulators.
+        ///
+        /// # Safety
+        /// As [`store_rows`].
+        #[inline(always)]
+        unsafe fn $name<O: OutputElem>(
+            p: &GemmParams,
+            d: &[f32; $acc],
+            gc: u64,
+            row0: u32,
+            col0: u32,
+            q: u32,
+        ) {
+            let beta_zero = p.flags & flags::BETA_ZERO != 0;
+            let es: u64 = O::BYTES;
+            let at = |row: u32, col: u32| gc.wrapping_add((row as u64 * p.ldc + col as u64) * es);
+            if O::IS_F32 {
+                let odd = q & 1 != 0;
+                // unrolled: `d` must stay in registers
+                unroll!(j in [$($j),*] {
+                    let i = 4 * j as usize;
+                    let y = [
+                        d[i] * p.alpha,
+                        d[i + 1] * p.alpha,
+                        d[i + 2] * p.alpha,
+                        d[i + 3] * p.alpha,
+                    ];
+                    // even lanes send row0 + 8's pair, odd lanes row0's
+                    let (s0, s1) = if odd { (y[0], y[1]) } else { (y[2], y[3]) };
+                    let r0 = f32::from_bits(shfl_xor::<1>(s0.to_bits()));
+                    let r1 = f32::from_bits(shfl_xor::<1>(s1.to_bits()));
+                    let (row, col, mut v) = if odd {
+                        (row0 + 8, col0 + 8 * j + 2 * q - 2, [r0, r1, y[2], y[3]])
+                    } else {
+                        (row0, col0 + 8 * j + 2 * q, [y[0], y[1], r0, r1])
+                    };
+                    let addr = at(row, col);
+                    if row >= p.m || col >= p.n {
+                        // nothing of this block in range
+                    } else if col + 4 <= p.n {
+                        if !beta_zero {
+                            let c = ld_global_v4_f32(addr);
+                            unroll!(e in [0, 1, 2, 3] {
+                                let e = e as usize;
+                                v[e] = fma_rn_f32(p.beta, c[e], v[e]);
+                            });
+                        }
+                        st_global_v4_f32(addr, v);
+                    } else {
+                        unroll!(e in [0, 1, 2, 3] {
+                            if col + e < p.n {
+                                let a = addr + u64::from(e) * 4;
+                                let mut x = v[e as usize];
+                                if !beta_zero {
+                                    x = fma_rn_f32(p.beta, ld_global_f32(a), x);
+                                }
+                                st_global_f32(a, x);
+                            }
+                        });
+                    }
+                });
+            } else {
+                unroll!(j2 in [$($j2),*] {
+                    // segment s: row row0 + 8·(s & 1) of block 2·j2 + (s >> 1); this lane's word of it
+                    let mut x: [u32; 4] = core::array::from_fn(|s| {
+                        let i = 4 * (2 * j2 as usize + (s >> 1)) + 2 * (s & 1);
+                        O::pack(d[i] * p.alpha, d[i + 1] * p.alpha)
+                    });
+                    // M[lane][seg] → M[seg][lane]: swap where lane and segment bits differ, bit 1 then 0
+                    quad_swap::<2>(&mut x, q);
+                    quad_swap::<1>(&mut x, q);
+                    // now x[w] is word w (columns 2w, 2w + 1) of segment q
+                    let (row, col) = (row0 + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
+                    let addr = at(row, col);
+                    if row >= p.m || col >= p.n {
+                        // nothing of this block in range
+                    } else if col + 8 <= p.n {
+                        st_global_v4_u32(addr, x);
+                    } else {
+                        unroll!(e in [0, 1, 2, 3, 4, 5, 6, 7] {
+                            if col + e < p.n {
+                                let w = x[(e / 2) as usize] >> (16 * (e % 2));
+                                st_global_u16(addr + u64::from(e) * 2, w as u16);
+                            }
+                        });
+                    }
+                });
+            }
+        }
+    };
+}
+
+store_rows_fn!(
+    store_rows_n256,
+    128,
+    [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+        25, 26, 27, 28, 29, 30, 31
+    ],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+);
+store_rows_fn!(
+    store_rows_n128,
+    64,
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+    [0, 1, 2, 3, 4, 5, 6, 7]
+);

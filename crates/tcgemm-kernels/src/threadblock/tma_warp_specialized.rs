@@ -2,16 +2,17 @@
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
 //! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
 //!
-//! Block tile 128×256 of one 128-byte swizzle row of k (64 16-bit or 32 tf32 elements), any layout:
+//! Block tile 128×BN (BN = 256 or 128) of one 128-byte swizzle row of k (64 16-bit or 32 tf32
+//! elements), any layout:
 //! a K-major operand (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an
 //! MN-major one as boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its
 //! descriptor steps 1024 B per 8 k-rows and one box per 64 MN-elements):
 //! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
 //!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues the TMA box copies;
 //! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
-//!   the tile: per k-tile it waits on `full[s]`, issues four `wgmma.m64n256` (one per 32 bytes of
-//!   k), commits, waits until only this group is pending, and releases the previous k-tile's stage
-//!   (`empty`), whose `wgmma`s have now completed.
+//!   the tile: per k-tile it waits on `full[s]`, issues four `wgmma.m64nBN` (one per 32 bytes of
+//!   k; `BN / 2` f32 accumulators per thread), commits, waits until only this group is pending, and
+//!   releases the previous k-tile's stage (`empty`), whose `wgmma`s have now completed.
 //!
 //! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
 //! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
@@ -41,7 +42,9 @@ use {
     crate::arch::wgmma,
     crate::epilogue::{fragment::store_pairs, wgmma::store_rows, OutputElem},
     crate::params::{flags, GemmParams},
-    crate::warp::wgmma::{mma_k_tile, WgmmaInput, SLICE_BYTES},
+    crate::warp::wgmma::{
+        accumulators, mma_k_tile, n8_blocks, WgmmaInput, N128, N256, SLICE_BYTES,
+    },
 };
 
 /// Bytes of a k-tile row: one 128-byte swizzle row (the SW128 layout TMA writes and `wgmma` reads).
@@ -91,6 +94,7 @@ impl<const BM: u32, const BN: u32> Stage<BM, BN> {
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes};
 /// assert_eq!(smem_bytes(GemmShape::new(128, 256, 64), 4), 1024 + 4 * 48 * 1024 + 96);
+/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
 /// ```
 pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
     1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
@@ -102,6 +106,7 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::threads};
 /// assert_eq!(threads(GemmShape::new(128, 256, 64), GemmShape::new(64, 256, 16)), 384);
+/// assert_eq!(threads(GemmShape::new(128, 128, 64), GemmShape::new(64, 128, 16)), 384);
 /// ```
 pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
     128 * (1 + (block.m / warp.m) * (block.n / warp.n))
@@ -162,8 +167,63 @@ pub unsafe fn gemm<
     bid: u32,
     grid_dim: impl FnOnce() -> u32,
 ) {
-    // two consumer warpgroups of `wgmma.m64n256` (the register split below is for three warpgroups)
-    const { assert!(BM == 2 * CONSUMER_ROWS && BN == 256) };
+    // The accumulators' array lengths (`BN / 2` f32, `BN / 8` fragment columns) cannot be computed
+    // from `BN` inside a generic body (no generic constant expressions): each `wgmma` width has
+    // its body instance, its lengths computed here from constants. `BN` is a constant: one arm is
+    // code, the other is removed.
+    const { assert!(BN == N256 || BN == N128, "wgmma widths: m64n256, m64n128") };
+    match BN {
+        N256 => gemm_with_accumulators::<
+            T,
+            O,
+            TRANS_A,
+            TRANS_B,
+            BM,
+            N256,
+            STAGES,
+            { accumulators(N256) },
+            { n8_blocks(N256) },
+        >(p, maps, tid, bid, grid_dim),
+        _ => gemm_with_accumulators::<
+            T,
+            O,
+            TRANS_A,
+            TRANS_B,
+            BM,
+            N128,
+            STAGES,
+            { accumulators(N128) },
+            { n8_blocks(N128) },
+        >(p, maps, tid, bid, grid_dim),
+    }
+}
+
+/// [`gemm`] for a tile `BN` wide, whose consumer threads hold `ACC` (= `BN / 2`) f32 accumulators,
+/// `N8` (= `BN / 8`) blocks of 8 columns in the m16n8 fragment layout.
+///
+/// # Safety
+/// As [`gemm`].
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+unsafe fn gemm_with_accumulators<
+    T: WgmmaInput,
+    O: OutputElem,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const BM: u32,
+    const BN: u32,
+    const STAGES: u32,
+    const ACC: usize,
+    const N8: usize,
+>(
+    p: &GemmParams,
+    maps: u64,
+    tid: u32,
+    bid: u32,
+    grid_dim: impl FnOnce() -> u32,
+) {
+    // two consumer warpgroups of `wgmma.m64nBN` (the register split below is for three warpgroups)
+    const { assert!(BM == 2 * CONSUMER_ROWS && ACC == accumulators(BN) && N8 == n8_blocks(BN)) };
     // staged operands: MN-major ones the wgmma form cannot read
     let stage_a = TRANS_A && !T::MN_MAJOR_OK;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
@@ -309,14 +369,19 @@ pub unsafe fn gemm<
             }
         }
     } else {
-        // 128·40 + 256·232 or 128·56 + 256·224 registers: within the 64 Ki of the SM
+        // 128·40 + 256·232 or 128·56 + 256·224 registers: exactly the CTA's 384·168 (ptxas gives a
+        // kernel with `setmaxnreg` the whole budget of `.maxntid 384` at one CTA per SM: 168).
+        // The same split for both widths: a 128×128 consumer (64 accumulators) needs fewer (ptxas
+        // fits the whole kernel in 122–128 registers without the split), but registers it leaves
+        // free serve nobody: shared memory admits one CTA per SM, and transposers holding two
+        // blocks (88/208) measured no faster (hopper-log.md).
         if staged {
             wgmma::setmaxnreg_inc::<224>();
         } else {
             wgmma::setmaxnreg_inc::<232>();
         }
         let c = wg - 1;
-        let mut d = [0.0f32; 128];
+        let mut d = [0.0f32; ACC];
         let mut it = 0u32;
         let mut w = bid;
         while w < work {
@@ -345,19 +410,13 @@ pub unsafe fn gemm<
             let t = tid % 128;
             let row0 = tile.m0 + c * CONSUMER_ROWS + (t / 32) * 16 + (t % 32) / 4;
             if O::IS_F32 || p.flags & flags::BETA_ZERO != 0 {
-                store_rows::<O>(p, &d, gc, row0, tile.n0, t % 4);
+                store_rows::<O, ACC>(p, &d, gc, row0, tile.n0, t % 4);
             } else {
                 // a 16-bit C to read: the fragment writer, which widens C exactly
-                let acc: [[[f32; 4]; 32]; 1] = [core::array::from_fn(|j| {
+                let acc: [[[f32; 4]; N8]; 1] = [core::array::from_fn(|j| {
                     [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
                 })];
-                store_pairs::<O, 1, { crate::warp::wgmma::N8_FRAGMENTS }>(
-                    p,
-                    &acc,
-                    gc,
-                    row0,
-                    tile.n0 + 2 * (t % 4),
-                );
+                store_pairs::<O, 1, N8>(p, &acc, gc, row0, tile.n0 + 2 * (t % 4));
             }
             w += grid;
         }

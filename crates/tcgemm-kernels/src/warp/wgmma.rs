@@ -11,9 +11,21 @@ use crate::arch::wgmma;
 /// Bytes of k one `wgmma` consumes (k16 of 16-bit elements, k8 of tf32).
 pub const SLICE_BYTES: u32 = 32;
 
-/// Columns of one `m64n256` accumulator in `m16n8` fragment columns (256 / 8): each thread holds
-/// `N8_FRAGMENTS` column pairs of its warp's 16 rows, laid out as `mma.sync`'s m16n8 fragments.
-pub const N8_FRAGMENTS: usize = 256 / 8;
+/// N of `wgmma.m64n256`, the wide instruction a consumer warpgroup can issue.
+pub const N256: u32 = 256;
+/// N of `wgmma.m64n128`, the narrow one.
+pub const N128: u32 = 128;
+
+/// f32 accumulators per thread of a `wgmma.m64nN` with f32 accumulation: `N / 2` (64×N over the
+/// warpgroup's 128 threads).
+pub const fn accumulators(n: u32) -> usize {
+    n as usize / 2
+}
+
+/// Blocks of 8 columns of a `wgmma.m64nN` accumulator (m16n8 fragment columns): `N / 8`.
+pub const fn n8_blocks(n: u32) -> usize {
+    n as usize / 8
+}
 
 /// The input kind of a `wgmma` with f32 accumulators: element size and the instruction.
 pub trait WgmmaInput {
@@ -21,12 +33,13 @@ pub trait WgmmaInput {
     const EB: u32;
     /// Whether the `wgmma` form can read MN-major operands (the 16-bit forms; tf32 cannot).
     const MN_MAJOR_OK: bool;
-    /// `d (+)= A·B` for one 64×256×(32 bytes of k) slice; `TA`/`TB`: operand MN-major.
+    /// `d (+)= A·B` for one 64×N×(32 bytes of k) slice with `ACC = N / 2` accumulators per thread:
+    /// `m64n256` (`ACC` = 128) or `m64n128` (`ACC` = 64); `TA`/`TB`: operand MN-major.
     ///
     /// # Safety
     /// As [`wgmma::m64n256k16_f32_f16`].
-    unsafe fn wgmma<const TA: bool, const TB: bool>(
-        d: &mut [f32; 128],
+    unsafe fn wgmma<const TA: bool, const TB: bool, const ACC: usize>(
+        d: &mut [f32; ACC],
         da: u64,
         db: u64,
         accumulate: bool,
@@ -40,44 +53,78 @@ pub struct WgmmaBf16;
 /// TF32 inputs: f32 bit patterns read by `wgmma … .tf32` (K-major operands only).
 pub struct WgmmaTf32;
 
-/// `WgmmaInput` for a 16-bit input kind whose `wgmma` is `$f`.
+/// Calls `$n256` (`m64n256`) or `$n128` (`m64n128`) with `$d: &mut [f32; ACC]` seen as the array
+/// of that instruction, then `$args`; `ACC` (128 or 64) is the const generic of the function the
+/// macro is expanded in.
+macro_rules! by_width {
+    ($d:ident, $n256:expr, $n128:expr, $($args:expr),+) => {{
+        const { assert!(ACC == 128 || ACC == 64, "wgmma widths: n256 (128 accumulators), n128 (64)") };
+        if ACC == 128 {
+            // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch (same type, same borrow).
+            let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 128]>() };
+            $n256(d, $($args),+)
+        } else {
+            // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch (same type, same borrow).
+            let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 64]>() };
+            $n128(d, $($args),+)
+        }
+    }};
+}
+
+/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256` and `$n128`.
 macro_rules! wgmma_input16 {
-    ($t:ty, $f:path) => {
+    ($t:ty, $n256:path, $n128:path) => {
         impl WgmmaInput for $t {
             const EB: u32 = 2;
             const MN_MAJOR_OK: bool = true;
             #[inline(always)]
-            unsafe fn wgmma<const TA: bool, const TB: bool>(
-                d: &mut [f32; 128],
+            unsafe fn wgmma<const TA: bool, const TB: bool, const ACC: usize>(
+                d: &mut [f32; ACC],
                 da: u64,
                 db: u64,
                 accumulate: bool,
             ) {
-                $f(d, da, db, accumulate)
+                by_width!(d, $n256, $n128, da, db, accumulate)
             }
         }
     };
 }
 
-wgmma_input16!(WgmmaF16, wgmma::m64n256k16_f32_f16::<TA, TB>);
-wgmma_input16!(WgmmaBf16, wgmma::m64n256k16_f32_bf16::<TA, TB>);
+wgmma_input16!(
+    WgmmaF16,
+    wgmma::m64n256k16_f32_f16::<TA, TB>,
+    wgmma::m64n128k16_f32_f16::<TA, TB>
+);
+wgmma_input16!(
+    WgmmaBf16,
+    wgmma::m64n256k16_f32_bf16::<TA, TB>,
+    wgmma::m64n128k16_f32_bf16::<TA, TB>
+);
 
 impl WgmmaInput for WgmmaTf32 {
     const EB: u32 = 4;
     const MN_MAJOR_OK: bool = false;
     #[inline(always)]
-    unsafe fn wgmma<const TA: bool, const TB: bool>(
-        d: &mut [f32; 128],
+    unsafe fn wgmma<const TA: bool, const TB: bool, const ACC: usize>(
+        d: &mut [f32; ACC],
         da: u64,
         db: u64,
         accumulate: bool,
     ) {
-        wgmma::m64n256k8_f32_tf32(d, da, db, accumulate)
+        by_width!(
+            d,
+            wgmma::m64n256k8_f32_tf32,
+            wgmma::m64n128k8_f32_tf32,
+            da,
+            db,
+            accumulate
+        )
     }
 }
 
 /// Issues the `wgmma`s of one k-tile with the kind `$t`: `$slices` slices of [`SLICE_BYTES`] of k
-/// (one swizzle row), accumulators `$d: [f32; 128]`, A's 64 rows at `$a0`, B's tile at `$b0`;
+/// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 64 for
+/// `m64n128`), A's 64 rows at `$a0`, B's tile at `$b0`;
 /// `$mn_a`/`$mn_b`: the operand is MN-major in shared memory, in boxes `$mn_box_bytes` apart,
 /// whose 16 k-rows of a slice are `$mn_slice_bytes` apart. `$accumulate`: add to `$d` (else the
 /// first slice overwrites it). Fenced before, committed as one group after.
@@ -105,10 +152,10 @@ macro_rules! mma_k_tile {
             let acc = $accumulate || kk > 0;
             // wgmma's transpose bits say "MN-major"
             match ($mn_a, $mn_b) {
-                (false, false) => <$t>::wgmma::<false, false>($d, da, db, acc),
-                (false, true) => <$t>::wgmma::<false, true>($d, da, db, acc),
-                (true, false) => <$t>::wgmma::<true, false>($d, da, db, acc),
-                (true, true) => <$t>::wgmma::<true, true>($d, da, db, acc),
+                (false, false) => <$t>::wgmma::<false, false, _>($d, da, db, acc),
+                (false, true) => <$t>::wgmma::<false, true, _>($d, da, db, acc),
+                (true, false) => <$t>::wgmma::<true, false, _>($d, da, db, acc),
+                (true, true) => <$t>::wgmma::<true, true, _>($d, da, db, acc),
             }
         }
         $crate::arch::wgmma::commit_group();
