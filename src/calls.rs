@@ -16,7 +16,7 @@ use crate::rules::{check_operands, check_signature, Reason};
 use crate::splitk;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
-use tcgemm_kernels::config::{find_kernel, KernelSpec, KERNELS};
+use tcgemm_kernels::config::{find_kernel, KernelSpec, ParamsKind, KERNELS};
 
 /// The argument error for a kernel named by the caller that cannot compute the call.
 fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
@@ -253,7 +253,7 @@ impl Context {
     }
 
     /// The launch shape of `spec` for `problem`, split along K when `split` and the model says
-    /// so ([`Plan::split_k`]; persistent kernels are never split). Dispatch ([`Context::select`])
+    /// so ([`Plan::split_k`]). Dispatch ([`Context::select`])
     /// already weighed the split against the other kernels.
     pub(crate) fn plan_problem(
         &self,
@@ -339,7 +339,13 @@ impl Context {
         // CTA of each tile, or the reduction after the launch, reads the slices and writes C's
         // m×n. On the context's stream, in this order, while the workspace lock is held.
         unsafe {
-            launch::launch(cuda, cu, func, plan, &params)?;
+            if plan.kernel.family.params() == ParamsKind::Tma {
+                // the slices are the TMA kernel's batch items: its maps step along k per item
+                let tma = crate::tma::tma_params(params, plan.kernel)?;
+                launch::launch(cuda, cu, func, plan, &tma)?;
+            } else {
+                launch::launch(cuda, cu, func, plan, &params)?;
+            }
             if let Some(reduce) = plan.split.reduce {
                 let reduce_fn = self.function(reduce, "split-K reduction kernel")?;
                 let blocks = splitk::reduce_blocks(reduce, p.m, p.n, sms);

@@ -110,8 +110,8 @@ impl Plan {
         }
     }
 
-    /// This plan split along K where the model (`src/splitk.rs`) says so: for a non-persistent
-    /// kernel, a call of one batch item that reads A and B, with few output tiles and a long K,
+    /// This plan split along K where the model (`src/splitk.rs`) says so: for a call of one batch
+    /// item that reads A and B, with few output tiles and a long K,
     /// whose f32-output twin (and, for a tile too large for the fused sum, the reduction kernel)
     /// `loaded` accepts. Otherwise `self` unchanged.
     pub(crate) fn split_k(
@@ -143,11 +143,17 @@ impl Plan {
                 + u64::from(slices) * g.m as u64 * ldw * 4,
             reduce,
         };
-        // tiles < SMs here, so grid x fits u32; one batch item (grid y) per slice
+        // tiles < SMs here, so grid x fits u32; one batch item (grid y) per slice, or for a
+        // persistent kernel one CTA per work item (tile, slice) up to the SMs
         let tiles = problem.tiles(twin.block) as u32;
+        let grid = if twin.family.persistent() {
+            ((tiles * slices).min(sm_count.max(1)), 1, 1)
+        } else {
+            (tiles, slices, 1)
+        };
         Plan {
             split,
-            ..Plan::with_grid(twin, (tiles, slices, 1), twin.smem_bytes)
+            ..Plan::with_grid(twin, grid, twin.smem_bytes)
         }
     }
 

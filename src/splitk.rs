@@ -10,7 +10,8 @@
 //! No floating-point atomics, a fixed order: results stay bitwise reproducible.
 //!
 //! # The model ([`choose`])
-//! Split only a non-persistent GEMM kernel (one CTA per output tile), a call with `batch == 1`
+//! Split a GEMM kernel (a persistent TMA kernel takes the slices as work items, as batch items),
+//! a call with `batch == 1`
 //! that reads A and B (`k ≥ 1`, `alpha ≠ 0`), whose C has an f32 twin of the kernel (the kernel
 //! itself for f32 output; for 16-bit output the kernel of the same family, tile, layout, input and
 //! instruction writing f32, found in the table), and only when
@@ -27,7 +28,9 @@
 //! [`MAX_SLICES`], and at most `K / min_slice` with `min_slice = max(`[`MIN_SLICE_K`]`, 4·block k)`.
 //! The slice depth `kslice = ⌈K / S⌉` rounded up to a multiple of the block k and of 8 elements
 //! (so every slice's start keeps the operand's 16-byte alignment); then `S = ⌈K / kslice⌉`. No
-//! split when `S < 2`. All slices run as one launch, a strided batch of `S` items; the last is
+//! split when `S < 2`. A persistent (TMA) kernel splits only into slices that divide K (the
+//! largest `S ≤` the wanted count with `K / S` a multiple of that unit): its tensor maps give every
+//! slice the same depth. Its slices are always summed by the reduction kernel. All slices run as one launch, a strided batch of `S` items; the last is
 //! `K − (S−1)·kslice` deep.
 //!
 //! The workspace starts with the tiles' counters ([`counters_bytes`]: one `u32` per output tile,
@@ -116,7 +119,7 @@ pub(crate) fn workspace_bound(table: &[KernelSpec], sm_count: u32) -> u64 {
     counters_bytes(sm_count)
         + table
             .iter()
-            .filter(|k| k.role() == Role::Gemm && !k.family.persistent() && k.output == Elem::F32)
+            .filter(|k| k.role() == Role::Gemm && k.output == Elem::F32)
             .map(|k| {
                 let slots = u64::from(sm_count) * u64::from(k.min_blocks_per_sm.max(1));
                 slots * u64::from(k.block.m) * (u64::from(k.block.n) + 3) * 4
@@ -149,8 +152,13 @@ pub(crate) fn f32_twin<'t>(
 }
 
 /// Whether the last CTA of each tile sums the slices itself: the f32 its tile's slices hold
-/// inside C (`min(bm, m) · min(bn, n) · S · 4` bytes) are at most [`FUSED_TAIL_BYTES`].
+/// inside C (`min(bm, m) · min(bn, n) · S · 4` bytes) are at most [`FUSED_TAIL_BYTES`], and the
+/// kernel is not a persistent (TMA) one.
 pub(crate) fn fused(kernel: &KernelSpec, problem: &Problem, slices: u32) -> bool {
+    if kernel.family.persistent() {
+        // the persistent TMA kernels have no fused tail
+        return false;
+    }
     let g = problem.gemm();
     let rows = u64::from(kernel.block.m).min(g.m as u64);
     let cols = u64::from(kernel.block.n).min(g.n as u64);
@@ -199,7 +207,7 @@ pub(crate) fn may_split(problem: &Problem, tiles: u64, sm_count: u32) -> bool {
 /// `sm_count` SMs, by the model in the module docs; `None` when the call is not split.
 pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> Option<(u32, u32)> {
     let g = problem.gemm();
-    if kernel.family.persistent() || kernel.role() != Role::Gemm || kernel.output != Elem::F32 {
+    if kernel.role() != Role::Gemm || kernel.output != Elem::F32 {
         return None;
     }
     let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));
@@ -216,6 +224,15 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     let unit = lcm(bk, 8);
+    if kernel.family.persistent() {
+        // TMA maps every slice `kslice` deep (a batch dimension stepping along k): a shorter last
+        // slice would read past K instead of zeros, so the slices must divide K
+        let s = (2..=wanted)
+            .rev()
+            .find(|s| k % s == 0 && (k / s) % unit == 0)?;
+        // s ≤ 32 and k / s < 2^32
+        return Some((s as u32, (k / s) as u32));
+    }
     let kslice = k.div_ceil(wanted).div_ceil(unit) * unit;
     let slices = k.div_ceil(kslice);
     // slices ≤ wanted ≤ 32 and kslice ≤ k < 2^32

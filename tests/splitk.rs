@@ -133,6 +133,45 @@ fn bf16_to_f32_splits() {
     path::<bf16, f32>(Precision::Default, tol_16::<f32>);
 }
 
+/// On Hopper, 128- and 256-row decode calls split on the persistent TMA kernels (slices as work
+/// items, summed by the reduction kernel): every layout and 16-bit path, and TF32; within the
+/// path's tolerance, bitwise repeatable, and the same with split-K off.
+#[test]
+fn tma_splits() {
+    let Some(ctx) = gpu() else { return };
+    if !ctx.capabilities().hopper {
+        return;
+    }
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk tma");
+    for (m, n, k, ta, tb) in [
+        (128, 4096, 4096, false, false),
+        (128, 4096, 4096, false, true),
+        (256, 4096, 14336, true, false),
+        (128, 1024, 4160, true, true),
+    ] {
+        let p = Problem::new(m, n, k).trans(ta, tb);
+        let g = p.gemm();
+        let plan = ctx.plan::<f16, f16>(&g).expect("plan");
+        assert!(
+            plan.kernel.family.needs_tma() && plan.split.reduce.is_some(),
+            "{g:?}: {plan:?}"
+        );
+        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
+        check::<bf16, f32>(
+            ctx,
+            &off,
+            &mut rng,
+            p.clone().scale(0.75, -1.5),
+            tol_16::<f32>(k),
+        );
+        let p = p.precision(Precision::Tf32);
+        check::<f32, f32>(ctx, &off, &mut rng, p, TOL_TF32_FRO);
+    }
+}
+
 /// `Context::gemm` returns the plan it ran, split; exact inputs give the exact sum.
 #[test]
 fn gemm_returns_the_split_plan() {

@@ -423,3 +423,38 @@ fn no_kernel_for_the_query_is_unsupported() {
         );
     }
 }
+
+/// With split-K counted (the split model on each kernel's f32 twin), 128- and 256-row decode
+/// calls on Hopper take the TMA kernels split along K.
+#[test]
+fn hopper_decode_calls_take_split_tma_kernels() {
+    fn slices(p: &Problem) -> impl Fn(&KernelSpec) -> u32 + '_ {
+        move |s| {
+            crate::splitk::f32_twin(s, KERNELS)
+                .and_then(|t| crate::splitk::choose(t, p, 132))
+                .map_or(1, |(s, _)| s)
+        }
+    }
+    for (m, n, k, ta, tb) in [
+        (128, 4096, 4096, false, false),
+        (128, 4096, 4096, false, true),
+        (256, 4096, 14336, true, false),
+        (128, 1024, 4160, true, true),
+    ] {
+        let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
+        for (i, o, tf32) in [
+            (Elem::F16, Elem::F16, false),
+            (Elem::Bf16, Elem::F32, false),
+            (Elem::F32, Elem::F32, true),
+        ] {
+            let p = if tf32 {
+                f32_problem(&g, true)
+            } else {
+                problem(&g, i, o, false)
+            };
+            let s = select(KERNELS, &p, Some(132), |_| true, slices(&p)).unwrap();
+            assert!(s.family.needs_tma(), "{g:?} {i:?}: {}", s.name);
+            assert!(slices(&p)(s) > 1, "{g:?} {i:?}: {} unsplit", s.name);
+        }
+    }
+}

@@ -20,11 +20,11 @@ fn plan(name: &str, g: &Gemm) -> Plan {
         .split_k(&p, SMS, |_| true)
 }
 
-/// The non-persistent GEMM kernels that have an f32 twin (every one but f16 accumulation).
+/// The GEMM kernels that have an f32 twin (every one but f16 accumulation).
 fn splittable() -> impl Iterator<Item = &'static KernelSpec> {
-    KERNELS.iter().filter(|k| {
-        k.role() == Role::Gemm && !k.family.persistent() && f32_twin(k, KERNELS).is_some()
-    })
+    KERNELS
+        .iter()
+        .filter(|k| k.role() == Role::Gemm && f32_twin(k, KERNELS).is_some())
 }
 
 /// Decode-like shapes: few rows (or columns), long K.
@@ -106,6 +106,9 @@ fn decode_shapes_split_within_bounds() {
             assert!((s - 1) * ks < kk && kk <= s * ks, "{what}");
             let slots = u64::from(SMS) * u64::from(k.min_blocks_per_sm);
             assert!(p.tiles(k.block) * s <= slots, "{what}");
+            if k.family.persistent() {
+                assert_eq!(s * ks, kk, "{what}: a TMA kernel's slices divide K");
+            }
         }
     }
     assert!(split > 100, "only {split} decode plans split");
@@ -142,9 +145,7 @@ fn large_squares_batches_and_trivial_calls_do_not_split() {
             assert_eq!(p.split.workspace_bytes, 0);
         }
     }
-    // persistent kernels and f16 accumulation never split
-    let tma = "f16_f16_nn_128x256x64_w64x256_s4_tma";
-    assert!(!plan(tma, &Gemm::new(16, 4096, 4096)).split.is_split());
+    // f16 accumulation never splits
     let acc16 = "f16_f16_nn_128x128x32_w64x32_s4_acc16";
     assert!(!plan(acc16, &Gemm::new(16, 4096, 4096)).split.is_split());
     // a kernel that is not loaded is not used for the split
@@ -387,4 +388,33 @@ fn large_tiles_are_reduced_after_the_launch() {
         .unwrap()
         .split_k(&p, SMS, |s| s.role() != Role::SplitkReduce);
     assert!(!unloaded.split.is_split());
+}
+
+/// A persistent TMA kernel takes the slices as its work items: slices that divide K, the
+/// reduction kernel after them, one CTA per SM at most.
+#[test]
+fn tma_kernels_split_into_slices_that_divide_k() {
+    let tma = "f16_f16_nn_128x256x64_w64x256_s4_tma";
+    let p = plan(tma, &Gemm::new(128, 4096, 4096));
+    assert_eq!(p.kernel.name, "f16_f32_nn_128x256x64_w64x256_s4_tma");
+    // 16 tiles on 132 SMs: 8 slices of 512
+    assert_eq!((p.split.slices, p.split.kslice), (8, 512));
+    assert_eq!(p.grid, (128, 1, 1));
+    assert_eq!(p.split.reduce.map(|r| r.family), Some(Family::SplitkReduce));
+    // K = 4160 = 65 · 64: 5 slices of 832 = 13 · 64 (8, 7 and 6 do not divide it in 64s)
+    let p5 = plan(tma, &Gemm::new(128, 4096, 4160)).split;
+    assert_eq!((p5.slices, p5.kslice), (5, 832));
+    // K = 4288 = 67 · 64: no count of slices from 2 to 8 divides it into multiples of 64
+    assert!(!plan(tma, &Gemm::new(128, 4096, 4288)).split.is_split());
+    // K = 4099 is not a multiple of 64 at all
+    assert!(!plan(tma, &Gemm::new(128, 4096, 4099)).split.is_split());
+    // 32 tiles of 128×128: 4 slices of 1024
+    let p = plan(
+        "bf16_bf16_nt_128x128x64_w64x128_s6_tma",
+        &Gemm::new(128, 4096, 4096).trans_b(true),
+    );
+    assert_eq!(
+        (p.split.slices, p.split.kslice, p.grid),
+        (4, 1024, (128, 1, 1))
+    );
 }
