@@ -107,11 +107,11 @@ impl Context {
     /// `alpha == 0` A and B are not read and the kernel computes `C = beta·C`.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a precision the inputs do not
+    /// [`Error::InvalidArgument`] for a precision the inputs do not
     /// have, element types or a precision no kernel implements (the message lists those that
     /// exist), a description that does not fit the buffers, or a buffer of another device;
-    /// [`Error::Unsupported`](crate::Error::Unsupported) when no kernel loaded on this context
-    /// serves the call; [`Error::Driver`](crate::Error::Driver) when the launch fails.
+    /// [`Error::Unsupported`] when no kernel loaded on this context
+    /// serves the call; [`Error::Driver`] when the launch fails.
     ///
     /// ```no_run
     /// use half::f16;
@@ -156,10 +156,10 @@ impl Context {
     /// and benchmarks). `g.precision` is ignored: the kernel's math is used.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) `kernel` when no kernel has that
+    /// [`Error::InvalidArgument`] `kernel` when no kernel has that
     /// name, or it is not a GEMM kernel, or its element types or transposes differ from the call's
     /// (checked first), or a rule of its family refuses the call (the message says which,
-    /// [`can_implement`](crate::can_implement)); [`Error::Unsupported`](crate::Error::Unsupported)
+    /// [`can_implement`](crate::can_implement)); [`Error::Unsupported`]
     /// when it is not runnable on this context (module not loaded, missing from the module, too
     /// much shared memory); otherwise as [`Context::gemm`].
     ///

@@ -50,7 +50,8 @@ pub struct ContextOptions {
     pub load_ptx: bool,
     /// Whether [`Context::gemm`] may split a call with few output tiles and a long K along K
     /// (deterministic split-K: the slices' f32 partial products go to the context's workspace and
-    /// a reduction kernel sums them in a fixed order; see [`Split`](crate::Split)). Default `true`.
+    /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel; see
+    /// [`Split`](crate::Split)). Default `true`.
     pub split_k: bool,
 }
 
@@ -366,8 +367,8 @@ impl Context {
     /// already enqueued on it). The context allocates [`splitk::workspace_bound`] when it is
     /// created, which no split exceeds (unit-tested), so calls never allocate. The caller
     /// enqueues the slices and their reduction on the context's stream while it holds the guard,
-    /// so two threads sharing the context never interleave on the workspace (the stream orders
-    /// one call's reduction before the next call's slices).
+    /// so two threads sharing the context never interleave on the workspace or its tile counters
+    /// (the stream orders one call's reduction before the next call's slices).
     pub(crate) fn split_workspace(&self, bytes: u64) -> Result<MutexGuard<'_, Option<Workspace>>> {
         // a panic while holding the lock leaves nothing half-done: the buffer is still valid
         let mut ws = self

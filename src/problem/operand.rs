@@ -85,9 +85,9 @@ pub struct OperandLayout {
     pub operand: Operand,
     /// Element type.
     pub elem: Elem,
-    /// Effective leading dimension, in elements ([`Gemm::lda_or_packed`] and the like).
+    /// Effective leading dimension, in elements ([`Gemm::lda_or_packed`](crate::Gemm::lda_or_packed) and the like).
     pub ld: usize,
-    /// Effective batch stride, in elements ([`Gemm::stride_a_or_packed`] and the like).
+    /// Effective batch stride, in elements ([`Gemm::stride_a_or_packed`](crate::Gemm::stride_a_or_packed) and the like).
     pub stride: usize,
     /// Elements the buffer holds (the required length when planning without buffers).
     pub len: usize,
