@@ -10,11 +10,10 @@
 //! No floating-point atomics, a fixed order: results stay bitwise reproducible.
 //!
 //! # The model ([`choose`])
-//! Split a GEMM kernel (a persistent TMA kernel takes the slices as work items, as batch items),
-//! a call with `batch == 1`
-//! that reads A and B (`k ≥ 1`, `alpha ≠ 0`), whose C has an f32 twin of the kernel (the kernel
-//! itself for f32 output; for 16-bit output the kernel of the same family, tile, layout, input and
-//! instruction writing f32, found in the table), and only when
+//! Split a GEMM kernel (a persistent TMA kernel takes the slices as batch items, so as work
+//! items), a call with `batch == 1` that reads A and B (`k ≥ 1`, `alpha ≠ 0`), whose C has an f32
+//! twin of the kernel (the kernel itself for f32 output; for 16-bit output the kernel of the same
+//! family, tile, layout, input and instruction writing f32, found in the table), and only when
 //! - the output tiles leave SMs without a CTA: `tiles < SMs`, and
 //! - K is long: `K ≥ max(`[`MIN_SPLIT_K`]`, 8 · block k)`.
 //!
@@ -28,10 +27,10 @@
 //! [`MAX_SLICES`], and at most `K / min_slice` with `min_slice = max(`[`MIN_SLICE_K`]`, 4·block k)`.
 //! The slice depth `kslice = ⌈K / S⌉` rounded up to a multiple of the block k and of 8 elements
 //! (so every slice's start keeps the operand's 16-byte alignment); then `S = ⌈K / kslice⌉`. No
-//! split when `S < 2`. A persistent (TMA) kernel splits only into slices that divide K (the
+//! split when `S < 2`. All slices run as one launch, a strided batch of `S` items; the last is
+//! `K − (S−1)·kslice` deep. A persistent (TMA) kernel splits only into slices that divide K (the
 //! largest `S ≤` the wanted count with `K / S` a multiple of that unit): its tensor maps give every
-//! slice the same depth. Its slices are always summed by the reduction kernel. All slices run as one launch, a strided batch of `S` items; the last is
-//! `K − (S−1)·kslice` deep.
+//! slice the same depth. Its slices are always summed by the reduction kernel.
 //!
 //! The workspace starts with the tiles' counters ([`counters_bytes`]: one `u32` per output tile,
 //! fewer than the SMs; zeroed when the workspace is allocated, and set back to zero by the CTA

@@ -1,4 +1,5 @@
-//! The split-K reduction, fused into the kernel of the slices ([`SplitTail`]).
+//! The split-K sums ([`SplitTail`]): fused into the kernel of the slices ([`reduce_tile`]), or
+//! the reduction kernel's body ([`reduce`]) for tiles whose slices are too large for one CTA.
 //!
 //! A call split along K launches its kernel of f32 output once over all its k-slices (batch item
 //! `s` is slice `s`); each CTA writes its partial tile into slice `s` of the workspace with the
