@@ -131,10 +131,10 @@ impl Plan {
         let reduce = if splitk::fused(twin, problem, slices) {
             None
         } else {
-            match splitk::reduction(KERNELS).filter(|r| loaded(r)) {
-                Some(r) => Some(r),
-                None => return self,
-            }
+            let Some(r) = splitk::reduction(KERNELS).filter(|r| loaded(r)) else {
+                return self;
+            };
+            Some(r)
         };
         let split = Split {
             slices,

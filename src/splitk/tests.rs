@@ -205,11 +205,10 @@ const WORKSPACE: u64 = 0x4_0000_0000;
 /// Where its slices start: after 768 bytes of counters (132 SMs).
 const SLICES: u64 = WORKSPACE + 768;
 
-/// The split launch's parameters of `g` (f16 → f16 on the 64×64 kernel), with A, B, C at
-/// 16-byte-aligned addresses, and the call's unsplit parameters.
-fn launch_of(g: &Gemm) -> (Split, GemmParams, GemmParams) {
-    let k = kernel("f16_f16_nn_64x64x32_w16x32_s4");
-    let k = find_kernel(&k.name.replace("_nn_", &format!("_{}_", layout(g)))).unwrap();
+/// The split of `g` on kernel `name`, with A, B, C at 16-byte-aligned addresses: the split, the
+/// call's unsplit parameters and the split launch's.
+fn split_launch(name: &str, g: &Gemm) -> (Split, GemmParams, GemmParams) {
+    let k = kernel(name);
     let p = any_math(g, k.input, k.output).at(Addresses {
         a: 0x1_0000_0000,
         b: 0x2_0000_0000,
@@ -218,10 +217,15 @@ fn launch_of(g: &Gemm) -> (Split, GemmParams, GemmParams) {
     let plan = Plan::for_kernel(k, &p, SMS)
         .unwrap()
         .split_k(&p, SMS, |_| true);
-    assert!(plan.split.is_split(), "{g:?}");
+    assert!(plan.split.is_split(), "{name} {g:?}");
     let gp = crate::launch::params(&p).unwrap();
     let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
     (plan.split, gp, l)
+}
+
+/// [`split_launch`] of `g` (f16 → f16) on the 64×64 kernel of its layout.
+fn launch_of(g: &Gemm) -> (Split, GemmParams, GemmParams) {
+    split_launch(&format!("f16_f16_{}_64x64x32_w16x32_s4", layout(g)), g)
 }
 
 fn layout(g: &Gemm) -> &'static str {
@@ -289,24 +293,9 @@ fn the_tail_names_the_output_element() {
         ("bf16_bf16_nn_64x64x32_w16x32_s4", flags::OUT_BF16),
         ("sgemm_nn_16x128x32_t16x4_s4", 0),
     ] {
-        let k = kernel(name);
-        let g = Gemm::new(16, 4096, 4096);
-        let p = any_math(&g, k.input, k.output).at(Addresses {
-            a: 0x1_0000_0000,
-            b: 0x2_0000_0000,
-            c: 0x3_0000_0000,
-        });
-        let plan = Plan::for_kernel(k, &p, SMS)
-            .unwrap()
-            .split_k(&p, SMS, |_| true);
-        assert!(plan.split.is_split(), "{name}");
-        let gp = crate::launch::params(&p).unwrap();
-        let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
-        assert_eq!(
-            l.split.flags & (flags::OUT_F16 | flags::OUT_BF16),
-            out,
-            "{name}"
-        );
+        let (_, _, l) = split_launch(name, &Gemm::new(16, 4096, 4096));
+        let elem = l.split.flags & (flags::OUT_F16 | flags::OUT_BF16);
+        assert_eq!(elem, out, "{name}");
     }
 }
 
@@ -357,31 +346,20 @@ fn large_tiles_are_reduced_after_the_launch() {
         .reduce
         .expect("a 128 KiB tail is reduced after the launch");
     assert_eq!(reduce.family, Family::SplitkReduce);
-    // the columns inside C count, not the tile's: 3 of the 64×64 tile's 64 (tn)
+    // the columns inside C count, not the tile's: 3 of the 64×64 tile's 64 (tn); 64 tiles on
+    // 528 slots: 8 slices of 512, 64 × 3 × 8 × 4 = 6 KiB, fused (the whole tile would be 128 KiB)
     let narrow = plan(
         "f16_f16_tn_64x64x32_w16x32_s4",
         &Gemm::new(4096, 3, 4096).trans_a(true),
     );
-    if narrow.split.is_split() {
-        let bytes = 64 * 3 * u64::from(narrow.split.slices) * 4;
-        assert_eq!(narrow.split.reduce.is_none(), bytes <= FUSED_TAIL_BYTES);
-    }
+    assert_eq!((narrow.split.slices, narrow.split.reduce), (8, None));
     // the launch of a large tile carries no counters; a fused one does
-    let k = kernel("f16_f16_nn_32x128x64_w16x32_s4");
     for (m, counters) in [(32, 0), (1, WORKSPACE)] {
-        let p = any_math(&Gemm::new(m, 4096, 4096), k.input, k.output).at(Addresses {
-            a: 0x1_0000_0000,
-            b: 0x2_0000_0000,
-            c: 0x3_0000_0000,
-        });
-        let plan = Plan::for_kernel(k, &p, SMS)
-            .unwrap()
-            .split_k(&p, SMS, |_| true);
-        let gp = crate::launch::params(&p).unwrap();
-        let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
-        assert_eq!(l.split.counters, counters, "m = {m}");
-        assert_eq!(l.split.c, gp.c);
+        let g = Gemm::new(m, 4096, 4096);
+        let (_, gp, l) = split_launch("f16_f16_nn_32x128x64_w16x32_s4", &g);
+        assert_eq!((l.split.counters, l.split.c), (counters, gp.c), "m = {m}");
     }
+    let k = kernel("f16_f16_nn_32x128x64_w16x32_s4");
     // without the reduction kernel loaded, a large tile is not split
     let p = any_math(&Gemm::new(32, 4096, 4096), k.input, k.output);
     let unloaded = Plan::for_kernel(k, &p, SMS)
