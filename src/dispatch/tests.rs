@@ -458,3 +458,35 @@ fn hopper_decode_calls_take_split_tma_kernels() {
         }
     }
 }
+
+#[test]
+fn hopper_unaligned_calls_take_thread_copy_kernels() {
+    use tcgemm_kernels::config::{Family, Target};
+    // the family dispatch takes on 132 SMs with every kernel usable (a Hopper context) or the sm_80
+    // module alone; odd sizes make odd packed leading dimensions, which TMA cannot map
+    let pick = |g: Gemm, sm90: bool| {
+        let p = problem(&g, Elem::F16, Elem::F16, false);
+        let usable = |k: &KernelSpec| sm90 || k.target() == Target::Sm80;
+        select(KERNELS, &p, Some(132), usable, |_| 1)
+            .unwrap()
+            .family
+    };
+    for g in [
+        Gemm::new(4095, 4095, 4095),
+        Gemm::new(4097, 4097, 4097).trans_a(true),
+        Gemm::new(1921, 1023, 517).trans_b(true),
+        Gemm::new(4096, 4096, 4096).lda(4097),
+    ] {
+        assert_eq!(pick(g, true), Family::LdgWarpSpecialized, "{g:?}");
+        assert_eq!(pick(g, false), Family::MmaSyncMultistage, "{g:?}");
+    }
+    // aligned: TMA; few rows of C: the few-row mma.sync tiles, whatever the alignment
+    assert_eq!(
+        pick(Gemm::new(4096, 4096, 4096), true),
+        Family::TmaWarpSpecialized
+    );
+    assert_eq!(
+        pick(Gemm::new(16, 4095, 4095), true),
+        Family::MmaSyncMultistage
+    );
+}

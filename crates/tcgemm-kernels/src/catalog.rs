@@ -108,6 +108,15 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 128 x 32   64 x 128   6    1   29  [nn nt tn tt],
+        // sm_90a, operands TMA cannot map (a base, leading dimension or batch stride not a
+        // multiple of 16 bytes): the 128×128 TMA tile, stages and consumers, the producer
+        // warpgroup copying by threads (docs/unaligned-log.md). Ranked below the TMA kernels,
+        // above sm_80's. (A 128×256 tile spilled 324–816 B: its consumers need more than the 192
+        // registers a copying producer leaves them.)
+        LdgWarpSpecialized f16_f32       128 x 128 x 64   64 x 128   6    1   24  [nn nt tn tt],
+        LdgWarpSpecialized f16_f16       128 x 128 x 64   64 x 128   6    1   24  [nn nt tn tt],
+        LdgWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   24  [nn nt tn tt],
+        LdgWarpSpecialized bf16_bf16     128 x 128 x 64   64 x 128   6    1   24  [nn nt tn tt],
     }
     ceiling {
         // instruction        input  math        blocks/SM
@@ -203,6 +212,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
         assert_eq!(count(Family::TmaWarpSpecialized), 40);
+        assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::SplitkReduce), 1);
     }

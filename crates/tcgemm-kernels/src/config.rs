@@ -130,6 +130,11 @@ pub enum Family {
     /// sm_90a: TMA loads into an `mbarrier` stage ring, `wgmma` consumers, one producer and two
     /// consumer warpgroups, persistent (one CTA per SM). Needs TMA's alignment.
     TmaWarpSpecialized,
+    /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body with a producer
+    /// warpgroup that copies the operands by threads (`ld.global` into registers, then
+    /// `st.shared` into the same 128-byte-swizzled stages), persistent. Any alignment of A and B
+    /// (whole elements); 16-bit operands in every layout, TF32 with both operands K-major.
+    LdgWarpSpecialized,
     /// An instruction-ceiling microbenchmark (never dispatched; takes [`CeilingParams`](crate::params::CeilingParams)).
     Ceiling,
     /// An element-wise conversion (never dispatched; takes [`ConvertParams`](crate::params::ConvertParams)).
@@ -157,7 +162,7 @@ impl Family {
     /// The module that carries the family's kernels.
     pub const fn target(self) -> Target {
         match self {
-            Family::TmaWarpSpecialized => Target::Sm90a,
+            Family::TmaWarpSpecialized | Family::LdgWarpSpecialized => Target::Sm90a,
             _ => Target::Sm80,
         }
     }
@@ -184,7 +189,10 @@ impl Family {
 
     /// One CTA per SM walking the work items (`tile + z·tiles`), instead of one CTA per tile.
     pub const fn persistent(self) -> bool {
-        matches!(self, Family::TmaWarpSpecialized)
+        matches!(
+            self,
+            Family::TmaWarpSpecialized | Family::LdgWarpSpecialized
+        )
     }
 
     /// Operands arrive through TMA tensor maps: 16-byte-aligned bases, leading dimensions and

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr};
-use tcgemm::{Context, Gemm};
+use tcgemm::{Context, Gemm, Plan};
 
 use crate::elem::TestElem;
 use crate::problem::{Layout, Problem};
@@ -80,7 +80,7 @@ fn fill_windows<T: TestElem>(buf: &mut [T::Bits], l: &Layout, mut f: impl FnMut(
 }
 
 /// `ctx.gemm` (or `gemm_with_kernel` when `kernel` names one) on device buffers of raw bits, as
-/// test cases hold them.
+/// test cases hold them; returns the plan that ran (`None` for a call with nothing to compute).
 ///
 /// ```no_run
 /// use tcgemm_testkit::gemm_on_bits;
@@ -99,7 +99,7 @@ pub fn gemm_on_bits<I: TestElem, O: TestElem>(
     b: &CudaView<'_, I::Bits>,
     c: &mut CudaViewMut<'_, O::Bits>,
     kernel: Option<&str>,
-) -> tcgemm::Result<()> {
+) -> tcgemm::Result<Option<Plan>> {
     let (la, lb, lc) = (a.len(), b.len(), c.len());
     // SAFETY: `I::Bits`/`O::Bits` are the bit patterns of `I`/`O` (same size, any bits valid).
     let a = unsafe { a.transmute::<I>(la) }.expect("A view");
@@ -107,12 +107,9 @@ pub fn gemm_on_bits<I: TestElem, O: TestElem>(
     let b = unsafe { b.transmute::<I>(lb) }.expect("B view");
     // SAFETY: as above.
     let mut c = unsafe { c.transmute_mut::<O>(lc) }.expect("C view");
-    // `map`: the host branch makes `gemm` return the plan it ran
     match kernel {
-        None => ctx.gemm::<I, O, _, _, _>(g, &a, &b, &mut c).map(|_| ()),
-        Some(name) => ctx
-            .gemm_with_kernel::<I, O, _, _, _>(name, g, &a, &b, &mut c)
-            .map(|_| ()),
+        None => ctx.gemm::<I, O, _, _, _>(g, &a, &b, &mut c),
+        Some(name) => ctx.gemm_with_kernel::<I, O, _, _, _>(name, g, &a, &b, &mut c),
     }
 }
 
@@ -221,13 +218,14 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
             .unwrap_or_else(|e| panic!("reset of C failed: {e:?}; {}", self.describe()));
     }
 
-    /// Calls tcgemm on the device operands (asynchronous), optionally forcing a kernel by name.
+    /// Calls tcgemm on the device operands (asynchronous), optionally forcing a kernel by name;
+    /// returns the plan that ran.
     pub fn launch(
         &self,
         ctx: &Context,
         dev: &mut DeviceCase<I, O>,
         kernel: Option<&str>,
-    ) -> tcgemm::Result<()> {
+    ) -> tcgemm::Result<Option<Plan>> {
         let (len_a, len_b, len_c) = self.lens;
         let (oa, ob, oc) = (self.p.offset_a, self.p.offset_b, self.p.offset_c);
         let a = dev.a.slice(oa..oa + len_a);

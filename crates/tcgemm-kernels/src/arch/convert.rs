@@ -63,3 +63,15 @@ pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
     };
     r
 }
+
+/// `shf.r.wrap.b32` — the low 32 bits of the 64-bit `hi:lo` shifted right by `bits % 32`.
+#[inline(always)]
+pub fn funnel_shift_right(lo: u32, hi: u32, bits: u32) -> u32 {
+    let r: u32;
+    // SAFETY: arithmetic on registers only.
+    unsafe {
+        asm!("shf.r.wrap.b32 {0}, {1}, {2}, {3};", out(reg32) r, in(reg32) lo, in(reg32) hi,
+            in(reg32) bits, options(pure, nomem, nostack))
+    };
+    r
+}

@@ -84,6 +84,17 @@ pub unsafe fn ld_global_u16(addr: u64) -> u16 {
     v
 }
 
+/// `ld.global.u32` — coherent 4-byte load of raw bits.
+///
+/// # Safety
+/// As [`ld_global_f32`].
+#[inline(always)]
+pub unsafe fn ld_global_u32(addr: u64) -> u32 {
+    let v: u32;
+    asm!("ld.global.u32 {0}, [{1}];", out(reg32) v, in(reg64) addr, options(readonly, nostack));
+    v
+}
+
 /// `ld.global.v4.u32` — coherent 16-byte load of raw bits.
 ///
 /// # Safety

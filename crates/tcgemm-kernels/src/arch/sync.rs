@@ -45,6 +45,34 @@ pub unsafe fn shfl_xor<const MASK: u32>(v: u32) -> u32 {
     r
 }
 
+/// `shfl.sync.down.b32` by one lane within segments of 8 lanes: lane `l` receives `v` of lane
+/// `l + 1`, and the last lane of each segment (`l % 8 == 7`) its own `v`.
+///
+/// # Safety
+/// Warp-convergent: all 32 lanes must execute it together.
+#[inline(always)]
+pub unsafe fn shfl_down1_in8(v: u32) -> u32 {
+    let r: u32;
+    // c = (32 − 8) << 8 | (8 − 1): segments of 8 lanes, clamped at each segment's last lane
+    asm!("shfl.sync.down.b32 {0}, {1}, 1, 0x1807, -1;", out(reg32) r, in(reg32) v,
+        options(nomem, nostack));
+    r
+}
+
+/// `shfl.sync.idx.b32` within segments of 8 lanes: every lane receives `v` of lane `src` (0..8) of
+/// its own segment.
+///
+/// # Safety
+/// Warp-convergent: all 32 lanes must execute it together.
+#[inline(always)]
+pub unsafe fn shfl_idx_in8(v: u32, src: u32) -> u32 {
+    let r: u32;
+    // c = (32 − 8) << 8 | (8 − 1): segments of 8 lanes
+    asm!("shfl.sync.idx.b32 {0}, {1}, {2}, 0x1807, -1;", out(reg32) r, in(reg32) v, in(reg32) src,
+        options(nomem, nostack));
+    r
+}
+
 /// `bar.warp.sync -1;` — the warp's lanes wait for each other and their memory accesses are ordered.
 ///
 /// # Safety

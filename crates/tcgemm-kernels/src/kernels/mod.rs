@@ -156,7 +156,34 @@ macro_rules! gemm_entry {
                     { S.block.m },
                     { S.block.n },
                     { S.stages },
+                    false,
                 >(&p.p, maps, thread_idx_x(), block_idx_x(), grid_dim_x);
+            }
+        };
+    };
+    (LdgWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(target_feature = "sm_90a")]
+        const _: () = {
+            const S: $crate::config::KernelSpec = $spec;
+            /// A thread-copy warp-specialized kernel (`config::Family::LdgWarpSpecialized`).
+            ///
+            /// # Safety
+            /// Launched only by the host crate with the launch shape of its `config::KERNELS`
+            /// record (a persistent grid) and validated parameters.
+            #[export_name = $name]
+            pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
+                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+                // the TMA body with its producer copying by threads (no tensor maps)
+                $crate::threadblock::tma_warp_specialized::gemm::<
+            $crate::catalog::rules::precision!(wgmma $prec),
+            $crate::catalog::rules::precision!(out $prec),
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.stages },
+                    true,
+                >(&p, 0, thread_idx_x(), block_idx_x(), grid_dim_x);
             }
         };
     };

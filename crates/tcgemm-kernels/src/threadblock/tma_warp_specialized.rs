@@ -42,6 +42,7 @@ use {
     crate::arch::wgmma,
     crate::epilogue::{fragment::store_pairs, wgmma::store_rows, OutputElem},
     crate::params::{flags, GemmParams},
+    crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
         accumulators, mma_k_tile, n8_blocks, WgmmaInput, N128, N256, SLICE_BYTES,
     },
@@ -74,6 +75,16 @@ const TBLOCK: u32 = 32;
 /// first thread issues the copies).
 #[cfg(target_feature = "sm_90a")]
 const TRANSPOSERS: u32 = 96;
+
+/// Producer threads of the thread-copy kernels: the whole producer warpgroup.
+#[cfg(target_feature = "sm_90a")]
+const LDG_PRODUCERS: u32 = 128;
+/// Registers of the thread-copy kernels' producer and consumer warpgroups (`m64n128`
+/// consumers): 128·152 + 256·176 = 384·168, the CTA's budget.
+#[cfg(target_feature = "sm_90a")]
+const LDG_PRODUCER_REGS: u32 = 152;
+#[cfg(target_feature = "sm_90a")]
+const LDG_CONSUMER_REGS: u32 = 176;
 
 /// One stage of the ring of a `BM×BN` tile: the A box, then the B box, of [`ROW_BYTES`] rows.
 #[cfg(target_feature = "sm_90a")]
@@ -160,6 +171,7 @@ pub unsafe fn gemm<
     const BM: u32,
     const BN: u32,
     const STAGES: u32,
+    const LDG: bool,
 >(
     p: &GemmParams,
     maps: u64,
@@ -172,6 +184,8 @@ pub unsafe fn gemm<
     // its body instance, its lengths computed here from constants. `BN` is a constant: one arm is
     // code, the other is removed.
     const { assert!(BN == N256 || BN == N128, "wgmma widths: m64n256, m64n128") };
+    // thread copies next to `m64n128` consumers only (the register split of `LDG_CONSUMER_REGS`)
+    const { assert!(!LDG || BN == N128) };
     match BN {
         N256 => gemm_with_accumulators::<
             T,
@@ -181,6 +195,7 @@ pub unsafe fn gemm<
             BM,
             N256,
             STAGES,
+            LDG,
             { accumulators(N256) },
             { n8_blocks(N256) },
         >(p, maps, tid, bid, grid_dim),
@@ -192,6 +207,7 @@ pub unsafe fn gemm<
             BM,
             N128,
             STAGES,
+            LDG,
             { accumulators(N128) },
             { n8_blocks(N128) },
         >(p, maps, tid, bid, grid_dim),
@@ -213,6 +229,7 @@ unsafe fn gemm_with_accumulators<
     const BM: u32,
     const BN: u32,
     const STAGES: u32,
+    const LDG: bool,
     const ACC: usize,
     const N8: usize,
 >(
@@ -224,6 +241,8 @@ unsafe fn gemm_with_accumulators<
 ) {
     // two consumer warpgroups of `wgmma.m64nBN` (the register split below is for three warpgroups)
     const { assert!(BM == 2 * CONSUMER_ROWS && ACC == accumulators(BN) && N8 == n8_blocks(BN)) };
+    // thread copies write the K-major or MN-major swizzled rows the wgmma form reads (no staging)
+    const { assert!(!LDG || T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
     // staged operands: MN-major ones the wgmma form cannot read
     let stage_a = TRANS_A && !T::MN_MAJOR_OK;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
@@ -259,8 +278,16 @@ unsafe fn gemm_with_accumulators<
 
     if tid == 0 {
         for s in 0..STAGES {
-            // staged: the copies complete `loaded`, the transposers arrive on `full`
-            mbarrier::init(full(s), if staged { TRANSPOSERS } else { 1 });
+            // staged: the copies complete `loaded`, the transposers arrive on `full`; thread
+            // copies: every producer thread arrives
+            let arrivals = if LDG {
+                LDG_PRODUCERS
+            } else if staged {
+                TRANSPOSERS
+            } else {
+                1
+            };
+            mbarrier::init(full(s), arrivals);
             mbarrier::init(loaded(s), 1);
             // every consumer thread arrives once per k-tile
             mbarrier::init(empty(s), 256);
@@ -270,13 +297,42 @@ unsafe fn gemm_with_accumulators<
     sync_threads();
 
     if wg == 0 {
-        // the transposers hold a 32-word block row: more than the plain producer's 40 registers
-        if staged {
+        // the transposers hold a 32-word block row, thread copies hold 8 rows of 8 words: more
+        // than the plain producer's 40 registers
+        if LDG {
+            wgmma::setmaxnreg_dec::<LDG_PRODUCER_REGS>();
+        } else if staged {
             wgmma::setmaxnreg_dec::<56>();
         } else {
             wgmma::setmaxnreg_dec::<40>();
         }
-        if tid == 0 {
+        if LDG {
+            // every producer thread copies its rows of each stage, then arrives on `full`
+            let mut it = 0u32;
+            let mut w = bid;
+            while w < work {
+                let (tile, z) = item(w);
+                let (ga, gb, _) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
+                // stored rows and their in-range elements: A is m×k (k×m transposed), B k×n (n×k)
+                let (a_rows, a_len) = if TRANS_A { (p.k, p.m) } else { (p.m, p.k) };
+                let (b_rows, b_len) = if TRANS_B { (p.n, p.k) } else { (p.k, p.n) };
+                let a = SwizzledOperand::new(ga, p.lda, a_rows, a_len, TRANS_A, T::EB);
+                let b = SwizzledOperand::new(gb, p.ldb, b_rows, b_len, !TRANS_B, T::EB);
+                let mut kt = 0;
+                while kt < ktiles {
+                    let s = it % STAGES;
+                    let parity = ((it / STAGES) & 1) ^ 1;
+                    let at = (tile.m0, tile.n0, kt * bk);
+                    load_stage::<BM, BN>(&a, &b, a_tile(s), at, tid, empty(s), parity);
+                    // this thread's generic-proxy writes before the consumers' wgmma (async proxy)
+                    tma::fence_proxy_async_shared();
+                    mbarrier::arrive(full(s));
+                    kt += 1;
+                    it += 1;
+                }
+                w += grid;
+            }
+        } else if tid == 0 {
             let (map_a, map_b) = (maps, maps + 128);
             tma::prefetch_map(map_a);
             tma::prefetch_map(map_b);
@@ -375,7 +431,9 @@ unsafe fn gemm_with_accumulators<
         // fits the whole kernel in 122–128 registers without the split), but registers it leaves
         // free serve nobody: shared memory admits one CTA per SM, and transposers holding two
         // blocks (88/208) measured no faster (hopper-log.md).
-        if staged {
+        if LDG {
+            wgmma::setmaxnreg_inc::<LDG_CONSUMER_REGS>();
+        } else if staged {
             wgmma::setmaxnreg_inc::<224>();
         } else {
             wgmma::setmaxnreg_inc::<232>();
@@ -409,10 +467,12 @@ unsafe fn gemm_with_accumulators<
             let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
             let t = tid % 128;
             let row0 = tile.m0 + c * CONSUMER_ROWS + (t / 32) * 16 + (t % 32) / 4;
-            if O::IS_F32 || p.flags & flags::BETA_ZERO != 0 {
+            // TMA kernels' C is 16-byte aligned (their dispatch rule); thread-copy kernels check
+            let aligned_c = !LDG || (gc | p.ldc * O::BYTES) % 16 == 0;
+            if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
                 store_rows::<O, ACC>(p, &d, gc, row0, tile.n0, t % 4);
             } else {
-                // a 16-bit C to read: the fragment writer, which widens C exactly
+                // a 16-bit C to read (the fragment writer widens C exactly), or an unaligned C
                 let acc: [[[f32; 4]; N8]; 1] = [core::array::from_fn(|j| {
                     [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
                 })];

@@ -16,7 +16,12 @@
 //! - [`register_staged`]: global → registers → shared with ordinary loads and stores, so the loads
 //!   of k-tile `t+1` are in flight while tile `t` is multiplied; k-contiguous operands are
 //!   transposed on the way. The CUDA-core kernels.
+//! - [`swizzled_rows`] (sm_90a): global → registers → shared into the 128-byte-swizzled rows that
+//!   `wgmma` reads (what TMA writes), for operands TMA cannot map. The warp-specialized kernels of
+//!   the `LdgWarpSpecialized` family.
 
 pub mod per_chunk;
 pub mod precomputed;
 pub mod register_staged;
+#[cfg(target_feature = "sm_90a")]
+pub mod swizzled_rows;

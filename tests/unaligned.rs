@@ -1,0 +1,148 @@
+//! Calls TMA cannot map (odd leading dimensions, offset views, odd batch strides, k and M/N tails):
+//! through dispatch on every context, and by name on every thread-copy warp-specialized kernel
+//! (`Family::LdgWarpSpecialized`, Hopper only); a product large enough to fill the GPU with their
+//! tiles asserts that Hopper dispatch takes them. Every call is checked against the f64 reference
+//! of its inputs with `tests/half.rs`'s tolerance (`tol_16`: f32 accumulation of exact products,
+//! one rounding of a 16-bit output) and repeated twice, bitwise equal.
+
+use half::{bf16, f16};
+use tcgemm::{Family, Target};
+use tcgemm_testkit::*;
+
+/// The calls: sizes that are no multiple of 8 (odd leading dimensions), views one element into
+/// their allocations, odd batch strides, a broadcast operand, beta ≠ 0, and k below one k-tile.
+fn problems(ta: bool, tb: bool) -> Vec<(&'static str, Problem)> {
+    let p = |m, n, k| Problem::new(m, n, k).trans(ta, tb);
+    vec![
+        ("odd sizes", p(301, 263, 517)),
+        ("odd ld, aligned sizes", p(256, 256, 192).pad_ld(1, 3, 5)),
+        (
+            "offset views, beta",
+            p(256, 384, 128).offsets(1, 1, 1).scale(1.5, -0.5),
+        ),
+        ("k below a k-tile", p(200, 136, 7).offsets(3, 0, 1)),
+        ("one k", p(129, 257, 1).pad_ld(1, 1, 1)),
+        (
+            "odd batch strides",
+            p(130, 140, 96).batched(3).pad_strides(1, 5, 3),
+        ),
+        ("broadcast B, odd ld", {
+            let mut q = p(136, 128, 72).batched(2).pad_ld(1, 1, 0);
+            q.stride_b = Some(0);
+            q
+        }),
+    ]
+}
+
+/// The thread-copy kernels of `I -> O` in layout `(ta, tb)` that `ctx` runs (none off Hopper).
+fn thread_copy_kernels<I: TestElem, O: TestElem>(
+    ctx: &tcgemm::Context,
+    ta: bool,
+    tb: bool,
+) -> Vec<&'static str> {
+    ctx.kernels()
+        .into_iter()
+        .filter(|k| {
+            k.family == Family::LdgWarpSpecialized
+                && (k.input, k.output) == (I::ELEM, O::ELEM)
+                && (k.trans_a, k.trans_b) == (ta, tb)
+        })
+        .map(|k| k.name)
+        .collect()
+}
+
+/// Runs `case` (dispatch when `kernel` is `None`) three times: checked against the reference the
+/// first time, bitwise equal to it the next two; returns the plan that ran.
+fn run_checked<I: TestElem, O: TestElem>(
+    ctx: &tcgemm::Context,
+    case: &Case<I, O>,
+    kernel: Option<&str>,
+) -> tcgemm::Plan {
+    let stream = ctx.stream();
+    let mut dev = case.upload(stream);
+    let plan = case
+        .launch(ctx, &mut dev, kernel)
+        .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
+        .expect("a call with a product has a plan");
+    let first = case.download(stream, &dev);
+    case.verify_on(plan.kernel.name, &first, tol_16::<O>(case.p.k));
+    for i in 1..3 {
+        case.reset_c(stream, &mut dev);
+        case.launch(ctx, &mut dev, kernel).expect("repeat");
+        assert!(
+            case.download(stream, &dev) == first,
+            "{}: repeat {i} differs bitwise: {}",
+            plan.kernel.name,
+            case.describe()
+        );
+    }
+    plan
+}
+
+/// Every problem in every layout: through dispatch on every context, and by name on every
+/// thread-copy kernel the default context runs.
+fn check<I: TestElem, O: TestElem>(rng: &mut Rng) {
+    let ctxs = gpu_all();
+    let Some(&(_, ctx)) = ctxs.first() else {
+        return;
+    };
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let kernels = thread_copy_kernels::<I, O>(ctx, ta, tb);
+        let hopper = ctx.kernels().iter().any(|k| k.target() == Target::Sm90a);
+        assert!(
+            !hopper || !kernels.is_empty(),
+            "no thread-copy kernel on Hopper"
+        );
+        for (label, p) in problems(ta, tb) {
+            let case = Case::<I, O>::new(format!("{label} {}", lay(ta, tb)), p, rng);
+            for (_, c) in &ctxs {
+                run_checked(c, &case, None);
+            }
+            for &k in &kernels {
+                run_checked(ctx, &case, Some(k));
+            }
+        }
+    }
+}
+
+/// A product large enough for 128×128 tiles to fill the first wave (121 tiles), with odd leading
+/// dimensions: on Hopper dispatch takes a thread-copy kernel.
+#[test]
+fn hopper_dispatch_takes_thread_copy_kernels_for_odd_leading_dimensions() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("hopper_dispatch_takes_thread_copy_kernels");
+    let hopper = ctx.kernels().iter().any(|k| k.target() == Target::Sm90a);
+    for (ta, tb) in [(false, false), (true, true)] {
+        let p = Problem::new(1287, 1283, 72).trans(ta, tb);
+        let case = Case::<f16, f16>::new(format!("1287x1283x72 {}", lay(ta, tb)), p, &mut rng);
+        let plan = run_checked(ctx, &case, None);
+        if hopper {
+            assert_eq!(
+                plan.kernel.family,
+                Family::LdgWarpSpecialized,
+                "{}",
+                plan.kernel.name
+            );
+        }
+    }
+}
+
+#[test]
+fn unaligned_calls_every_layout_f16_to_f16() {
+    check::<f16, f16>(&mut Rng::for_test("unaligned_f16_f16"));
+}
+
+#[test]
+fn unaligned_calls_every_layout_f16_to_f32() {
+    check::<f16, f32>(&mut Rng::for_test("unaligned_f16_f32"));
+}
+
+#[test]
+fn unaligned_calls_every_layout_bf16_to_bf16() {
+    check::<bf16, bf16>(&mut Rng::for_test("unaligned_bf16_bf16"));
+}
+
+#[test]
+fn unaligned_calls_every_layout_bf16_to_f32() {
+    check::<bf16, f32>(&mut Rng::for_test("unaligned_bf16_f32"));
+}
