@@ -63,7 +63,7 @@ pub use reference::{
     operands_of_bits, sample_points, Operands, Point, Reference, FULL_REFERENCE_MAX_MACS, SAMPLES,
 };
 pub use rng::{random_elem, random_vec, seed, Rng};
-pub use sets::{poison, Sets};
+pub use sets::{poison, written_outside, Sets};
 pub use shapes::{all_shapes, Padding, Shape};
 pub use timer::{median, Timer};
 pub use tolerance::{tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_out, TOL_TF32_FRO, U_TF32};

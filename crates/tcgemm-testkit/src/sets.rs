@@ -208,9 +208,22 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
     }
 }
 
-/// The first element of `c` (C's whole buffer, stored as `l` says) outside C's entries that is no
-/// longer the NaN [`poison`] wrote, or `None`.
-fn written_outside<O: TestElem>(c: &[O], l: &Layout) -> Option<usize> {
+/// The first element of `c` (C's whole buffer, stored as `l` says) outside C's entries (before the
+/// view, in the leading-dimension padding, between batch items, after the last one) that is no
+/// longer the NaN [`poison`] wrote, or `None`: a run that wrote there wrote out of bounds.
+///
+/// ```
+/// use tcgemm_testkit::{written_outside, Shape};
+/// let shape = Shape::parse("2x3x4+ld1+off1")?; // C: 1 element of offset, 2 rows of 3, ld 4
+/// let l = shape.problem().layout_c();
+/// let nan = f32::NAN;
+/// let mut c = vec![nan, 1.0, 1.0, 1.0, nan, 1.0, 1.0, 1.0];
+/// assert_eq!(written_outside(&c, &l), None);
+/// c[4] = 0.0; // the padding after row 0
+/// assert_eq!(written_outside(&c, &l), Some(4));
+/// # Ok::<(), String>(())
+/// ```
+pub fn written_outside<O: TestElem>(c: &[O], l: &Layout) -> Option<usize> {
     let overwritten =
         |range: std::ops::Range<usize>| range.into_iter().find(|&i| !c[i].to_f64().is_nan());
     // the first element after the last entry checked so far
@@ -248,55 +261,4 @@ pub fn poison<O: TestElem>(stream: &Arc<CudaStream>, c: &mut CudaSlice<O>) -> Re
     // (the guard records the write); all-ones bytes are a valid (NaN) f32, f16 and bf16.
     unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, bytes, stream.cu_stream()) }
         .map_err(|e| format!("poisoning C: {e}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Shape;
-
-    /// C's buffer of `shape` after a run that wrote every entry (1.0) and nothing else.
-    fn after_clean_run(shape: &Shape) -> (Vec<f32>, Layout) {
-        let l = shape.problem().layout_c();
-        let mut c = vec![f32::NAN; shape.lens().2];
-        for z in 0..l.batch {
-            for r in 0..l.rows {
-                for col in 0..l.cols {
-                    c[l.offset + l.at(z, r, col)] = 1.0;
-                }
-            }
-        }
-        (c, l)
-    }
-
-    #[test]
-    fn writes_outside_c_are_found() {
-        for text in [
-            "3*5x7x4:nt+ld2+off3+bs4",
-            "5x7x4+ld1",
-            "2*5x7x4+bs1",
-            "5x7x4+off1",
-            "5x7x4",
-        ] {
-            let shape = Shape::parse(text).unwrap();
-            let (c, l) = after_clean_run(&shape);
-            assert_eq!(written_outside(&c, &l), None, "{text}");
-            let entries = l.batch * l.rows * l.cols;
-            let gaps: Vec<usize> = (0..c.len()).filter(|&i| c[i].is_nan()).collect();
-            assert_eq!(gaps.len(), c.len() - entries, "{text}");
-            for i in gaps {
-                let mut stray = c.clone();
-                stray[i] = 0.5;
-                assert_eq!(written_outside(&stray, &l), Some(i), "{text}: element {i}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_longer_buffer_checks_its_tail() {
-        let shape = Shape::parse("4x4x4+ld1").unwrap();
-        let (mut c, l) = after_clean_run(&shape);
-        c.extend([f32::NAN, 2.0]);
-        assert_eq!(written_outside(&c, &l), Some(c.len() - 1));
-    }
 }

@@ -8,8 +8,6 @@ use tcgemm::{Elem, Gemm, Precision};
 use crate::problem::{Layout, Problem};
 
 pub mod presets;
-#[cfg(test)]
-mod tests;
 
 pub use presets::{
     all_shapes, decode, unaligned, BATCHED, DECODE_LAYERS, DECODE_TOKENS, ODD, QUICK, SKINNY,

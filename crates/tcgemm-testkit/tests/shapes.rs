@@ -1,9 +1,10 @@
-//! Parsing, labels, lengths and layouts of padded shapes, the presets and the aligned twin. Host
-//! only: these run without a GPU.
+//! The benchmark shapes (CPU only, run everywhere): parsing and labels of padded shapes, their
+//! buffer lengths and layouts, the presets and the aligned twin, and the check for writes outside
+//! C's entries.
 
 use tcgemm::{Elem, Precision};
-
-use super::*;
+use tcgemm_testkit::shapes::{all_shapes, decode, unaligned, ALIGN_ELEMS, ODD};
+use tcgemm_testkit::{written_outside, Layout, Padding, Shape};
 
 fn parse(s: &str) -> Shape {
     Shape::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
@@ -286,12 +287,59 @@ fn presets_by_name() {
         "quick",
         "all",
     ] {
-        assert!(
-            presets::preset(name).is_some_and(|v| !v.is_empty()),
+        let shapes = Shape::parse_list(name).unwrap();
+        assert!(!shapes.is_empty(), "{name}");
+        assert_eq!(
+            Shape::parse_list(&name.to_uppercase()),
+            Ok(shapes),
             "{name}"
         );
-        assert!(presets::preset(&name.to_uppercase()).is_some(), "{name}");
     }
-    assert!(presets::preset("aligned").is_none());
+    assert!(Shape::parse_list("aligned").is_err());
     assert!(Shape::parse_list("unaligned,bogus").is_err());
+}
+
+/// C's buffer of `shape` after a run that wrote every entry (1.0) and nothing else.
+fn after_clean_run(shape: &Shape) -> (Vec<f32>, Layout) {
+    let l = shape.problem().layout_c();
+    let mut c = vec![f32::NAN; shape.lens().2];
+    for z in 0..l.batch {
+        for r in 0..l.rows {
+            for col in 0..l.cols {
+                c[l.offset + l.at(z, r, col)] = 1.0;
+            }
+        }
+    }
+    (c, l)
+}
+
+#[test]
+fn writes_outside_c_are_found() {
+    for text in [
+        "3*5x7x4:nt+ld2+off3+bs4",
+        "5x7x4+ld1",
+        "2*5x7x4+bs1",
+        "5x7x4+off1",
+        "5x7x4",
+    ] {
+        let shape = Shape::parse(text).unwrap();
+        let (c, l) = after_clean_run(&shape);
+        assert_eq!(written_outside(&c, &l), None, "{text}");
+        let entries = l.batch * l.rows * l.cols;
+        let gaps: Vec<usize> = (0..c.len()).filter(|&i| c[i].is_nan()).collect();
+        assert_eq!(gaps.len(), c.len() - entries, "{text}");
+        for i in gaps {
+            let mut stray = c.clone();
+            stray[i] = 0.5;
+            assert_eq!(written_outside(&stray, &l), Some(i), "{text}: element {i}");
+        }
+    }
+}
+
+#[test]
+fn a_longer_buffer_checks_its_tail() {
+    let shape = Shape::parse("4x4x4+ld1").unwrap();
+    let (mut c, l) = after_clean_run(&shape);
+    c.extend([f32::NAN, 2.0]);
+    assert_eq!(written_outside(&c, &l), Some(c.len() - 1));
 }
