@@ -10,7 +10,7 @@
 //! - [`elem`]: [`TestElem`], what the tests need of `f32`, `f16` and `bf16`.
 //! - [`problem`]: [`Problem`], a call with padded leading dimensions, batch strides and offset views.
 //! - [`kernels`]: which kernel can run which call ([`kernel_can_run`]).
-//! - [`reference`]: the f64 [`Reference`], every entry or a sample.
+//! - [`reference`](mod@reference): the f64 [`Reference`], every entry or a sample.
 //! - [`case`] and [`verify`]: a [`Case`] (operands with guards and poisoned C, run on the device)
 //!   and its checks: untouched padding, every entry written, relative Frobenius error.
 //! - [`tolerance`]: each path's tolerance, with its derivation.

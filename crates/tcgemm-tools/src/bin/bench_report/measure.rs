@@ -156,9 +156,9 @@ impl<I: TestElem, O: TestElem> Buffers<I, O> {
     /// relative error (or that it wrote outside C's entries).
     fn check(&mut self, env: &Env<'_>, path: Path, imp: Imp) -> Result<f64, String> {
         let ops = self.of(imp)?;
-        let launch = &mut |sets: &mut Sets<I, O>, s| launch(env, imp, path, sets, s);
+        let run_once = &mut |sets: &mut Sets<I, O>, s| launch(env, imp, path, sets, s);
         ops.sets
-            .checked_run(env.ctx.stream(), &ops.reference, launch)
+            .checked_run(env.ctx.stream(), &ops.reference, run_once)
     }
 
     /// Runs `imp` on the set of its operands that launch number `n` uses.
