@@ -117,8 +117,8 @@ fn prepare<I: TestElem, O: TestElem>(ctx: &Context, path: Path, shape: Shape) ->
         .unwrap_or_else(|e| panic!("{what}: buffers: {e}"));
     let g = shape.gemm(path.precision());
     for i in 0..s.len() {
-        let Sets { a, b, c, .. } = &mut s;
-        ctx.gemm(&g, &a[i], &b[i], &mut c[i])
+        let (a, b, mut c) = s.views(i);
+        ctx.gemm(&g, &a, &b, &mut c)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
     }
     ctx.stream()
@@ -155,7 +155,8 @@ fn bench_gemm<I: TestElem, O: TestElem>(
                 .total(iters, &mut |_| {
                     let i = next % n;
                     next += 1;
-                    ctx.gemm(&g, &s.a[i], &s.b[i], &mut s.c[i])
+                    let (a, b, mut c) = s.views(i);
+                    ctx.gemm(&g, &a, &b, &mut c)
                         .map(drop)
                         .map_err(|e| e.to_string())
                 })

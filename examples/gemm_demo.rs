@@ -7,8 +7,9 @@
 //! cargo run --release --example gemm_demo -- --help
 //! ```
 //!
-//! For every shape (`N` = `N×N×N`, `MxNxK`, `BATCH*MxNxK`, optionally `:nt`, `:tn`, `:tt`): C = A·B
-//! (row-major, `alpha = 1`, `beta = 0`) with inputs uniform in `[-1, 1]`. Timing: warm-up runs,
+//! For every shape (`N` = `N×N×N`, `MxNxK`, `BATCH*MxNxK`, optionally `:nt`, `:tn`, `:tt`, then
+//! padding `+ldP`, `+offO`, `+bsS`: `tcgemm_testkit::Shape::parse`): C = A·B (row-major,
+//! `alpha = 1`, `beta = 0`) with inputs uniform in `[-1, 1]`. Timing: warm-up runs,
 //! then the median of `--iters` runs, each bracketed by CUDA events on the context's stream (queued
 //! behind a short GPU-side delay, so host enqueueing is not timed: `tcgemm_testkit::timer`); the
 //! runs rotate through enough input/output buffer sets (at least 3, and at least twice the L2 size
@@ -43,7 +44,8 @@ struct Args {
     /// Comma list of sizes, added to the SIZE arguments.
     #[arg(long, value_delimiter = ',', value_parser = Shape::parse, value_name = "SIZE,...")]
     sizes: Vec<Shape>,
-    /// Sizes: N (an N×N×N product), MxNxK or BATCH*MxNxK, optionally with :nt, :tn or :tt
+    /// Sizes: N (an N×N×N product), MxNxK or BATCH*MxNxK, optionally with :nt, :tn or :tt, then
+    /// padding +ldP (longer leading dimensions), +offO (offset views), +bsS (batch-stride gaps)
     /// [default: 1024 4096 8192 1921x1023x517].
     #[arg(value_parser = Shape::parse, value_name = "SIZE")]
     more_sizes: Vec<Shape>,
@@ -164,7 +166,7 @@ fn measure<I: TestElem, O: TestElem>(
     run: Launch<'_, I, O>,
 ) -> Result<Measured, String> {
     let stream = timer.ctx().stream().clone();
-    let rel_err = bufs.checked_run(&stream, reference, &shape, &mut |b, s| run(b, s))?;
+    let rel_err = bufs.checked_run(&stream, reference, &mut |b, s| run(b, s))?;
     let sets = bufs.len();
     timer.each(args.warmup, &mut |j| run(bufs, j % sets))?;
     let times = timer.each(args.iters.max(1), &mut |j| {
@@ -194,23 +196,26 @@ fn bench<I: TestElem, O: TestElem>(
         ours: Err(ours),
         blas: Err("skipped".into()),
     };
-    let kernel = match ctx.plan::<I, O>(&g) {
-        Ok(p) => p.kernel.name.to_string(),
-        Err(e) => return skipped(err_text(e)),
-    };
+    if let Err(e) = ctx.plan::<I, O>(&g) {
+        return skipped(err_text(e));
+    }
     let mut bufs = match Sets::<I, O>::new(ctx, shape, 1) {
         Ok(v) => v,
         Err(e) => return skipped(format!("error: {e}")),
+    };
+    // the kernel for these buffers: a view at an unaligned offset can steer dispatch
+    let (a, b, c) = bufs.views(0);
+    let kernel = match ctx.plan_for::<I, O>(&g, &a, &b, &c) {
+        Ok(p) => p.kernel.name.to_string(),
+        Err(e) => return skipped(err_text(e)),
     };
     let mut rng = Rng::new(0x5eed, 99);
     let reference =
         Reference::sampled_of_values(&shape.problem(), &bufs.ha, &bufs.hb, args.samples, &mut rng);
     let data = (&mut bufs, &reference);
-    let ours = |b: &mut Sets<I, O>, s: usize| {
-        let Sets { a, b, c, .. } = b;
-        ctx.gemm(&g, &a[s], &b[s], &mut c[s])
-            .map(drop)
-            .map_err(err_text)
+    let ours = |sets: &mut Sets<I, O>, s: usize| {
+        let (a, b, mut c) = sets.views(s);
+        ctx.gemm(&g, &a, &b, &mut c).map(drop).map_err(err_text)
     };
     let ours = measure(timer, args, shape, data, &ours);
     let blas = match blas {
@@ -409,13 +414,15 @@ fn convert_then_gemm<H: TestElem>(
     let mut hb = s.alloc_zeros::<H>(lb).map_err(e)?;
     let mut hc = s.alloc_zeros::<H>(lc).map_err(e)?;
     let g = shape.gemm(Precision::Default);
+    let offset = shape.padding.offset;
     let mut time = |with_convert: bool| -> Result<f64, String> {
         let mut run = |_| -> Result<(), String> {
             if with_convert {
                 ctx.convert(&da, &mut ha).map_err(|x| x.to_string())?;
                 ctx.convert(&db, &mut hb).map_err(|x| x.to_string())?;
             }
-            ctx.gemm(&g, &ha, &hb, &mut hc)
+            let (a, b) = (ha.slice(offset..), hb.slice(offset..));
+            ctx.gemm(&g, &a, &b, &mut hc.slice_mut(offset..))
                 .map(|_| ())
                 .map_err(|x| x.to_string())
         };

@@ -80,7 +80,9 @@ fn to_int(v: usize) -> Result<c_int, String> {
 }
 
 /// The column-major cuBLAS call that computes a row-major product: `Cᵀ = Bᵀ·Aᵀ`, i.e. a
-/// column-major `n×m×k` product of B (first operand) and A (second) into C (ld n).
+/// column-major `n×m×k` product of B (first operand) and A (second) into C. A row-major matrix
+/// with leading dimension `ld` is its transpose column-major with the same `ld`, so every leading
+/// dimension and batch stride is the shape's own ([`Shape::problem`]'s layouts).
 struct ColumnMajor {
     op_b: cublasOperation_t,
     op_a: cublasOperation_t,
@@ -89,6 +91,7 @@ struct ColumnMajor {
     k: c_int,
     ldb: c_int,
     lda: c_int,
+    ldc: c_int,
     /// Elements between batch items of (A, B, C).
     strides: (c_longlong, c_longlong, c_longlong),
     batch: c_int,
@@ -96,34 +99,30 @@ struct ColumnMajor {
 
 impl ColumnMajor {
     fn of(shape: &Shape) -> Result<ColumnMajor, String> {
-        let (m, n, k) = (to_int(shape.m)?, to_int(shape.n)?, to_int(shape.k)?);
-        let op = cublasOperation_t::CUBLAS_OP_N;
-        let transposed = cublasOperation_t::CUBLAS_OP_T;
-        // B row-major n×k is column-major k×n with ld k: transposed, it is the n×k first operand
-        let (op_b, ldb) = if shape.trans_b {
-            (transposed, k)
-        } else {
-            (op, n)
-        };
-        // A row-major k×m is column-major m×k with ld m: transposed, it is the k×m second operand
-        let (op_a, lda) = if shape.trans_a {
-            (transposed, m)
-        } else {
-            (op, k)
+        let p = shape.problem();
+        let (la, lb, lc) = (p.layout_a(), p.layout_b(), p.layout_c());
+        // B stored row-major k×n (n×k when transposed) is column-major n×k (k×n) with the same
+        // ld: the n×k first operand as stored, or transposed; likewise A, the k×m second operand
+        let op = |transposed: bool| {
+            if transposed {
+                cublasOperation_t::CUBLAS_OP_T
+            } else {
+                cublasOperation_t::CUBLAS_OP_N
+            }
         };
         let stride = |v: usize| {
             c_longlong::try_from(v).map_err(|_| format!("stride {v} does not fit a long long"))
         };
-        let (sm, sn, sk) = (shape.m, shape.n, shape.k);
         Ok(ColumnMajor {
-            op_b,
-            op_a,
-            n,
-            m,
-            k,
-            ldb,
-            lda,
-            strides: (stride(sm * sk)?, stride(sk * sn)?, stride(sm * sn)?),
+            op_b: op(shape.trans_b),
+            op_a: op(shape.trans_a),
+            n: to_int(shape.n)?,
+            m: to_int(shape.m)?,
+            k: to_int(shape.k)?,
+            ldb: to_int(lb.ld)?,
+            lda: to_int(la.ld)?,
+            ldc: to_int(lc.ld)?,
+            strides: (stride(la.stride)?, stride(lb.stride)?, stride(lc.stride)?),
             batch: to_int(shape.batch)?,
         })
     }
@@ -173,7 +172,7 @@ unsafe fn gemm_ex(blas: &CudaBlas, cm: &ColumnMajor, p: &Pointers) -> Result<(),
                 beta,
                 p.c,
                 p.output,
-                cm.n,
+                cm.ldc,
                 p.compute,
                 algo,
             )
@@ -200,7 +199,7 @@ unsafe fn gemm_ex(blas: &CudaBlas, cm: &ColumnMajor, p: &Pointers) -> Result<(),
                 beta,
                 p.c,
                 p.output,
-                cm.n,
+                cm.ldc,
                 sc,
                 cm.batch,
                 p.compute,
@@ -214,17 +213,20 @@ unsafe fn gemm_ex(blas: &CudaBlas, cm: &ColumnMajor, p: &Pointers) -> Result<(),
     })
 }
 
-/// Row-major `C = A·B` for every batch item of `shape` (packed, `alpha = 1`, `beta = 0`) through
-/// cuBLAS (column-major): `Cᵀ = Bᵀ·Aᵀ`, i.e. a column-major `n×m×k` product of B (ld n) and A
-/// (ld k) into C (ld n). `cublasGemmEx`, or `cublasGemmStridedBatchedEx` for a batch, with the
-/// element types of `I`/`O` and `compute` (FP32 accumulation; `CUBLAS_COMPUTE_32F_FAST_TF32` for
-/// TF32). The handle keeps its default math mode, so `CUBLAS_COMPUTE_32F` on f32 is exact FP32.
+/// Row-major `C = A·B` for every batch item of `shape` (`alpha = 1`, `beta = 0`) through cuBLAS
+/// (column-major): `Cᵀ = Bᵀ·Aᵀ`, i.e. a column-major `n×m×k` product of B and A into C, with the
+/// shape's leading dimensions and batch strides. `a`, `b`, `c` are whole buffers of
+/// [`Shape::lens`] elements (at least); the operands are their sub-views starting
+/// [`Padding::offset`](crate::Padding::offset) elements in, as tcgemm is handed them.
+/// `cublasGemmEx`, or `cublasGemmStridedBatchedEx` for a batch, with the element types of
+/// `I`/`O` and `compute` (FP32 accumulation; `CUBLAS_COMPUTE_32F_FAST_TF32` for TF32). The handle
+/// keeps its default math mode, so `CUBLAS_COMPUTE_32F` on f32 is exact FP32.
 ///
 /// ```no_run
 /// use tcgemm_testkit::{blas, Path, Shape};
 /// let ctx = tcgemm::Context::new(0)?;
 /// let s = ctx.stream();
-/// let shape = Shape::new(256, 128, 64);
+/// let shape = Shape::parse("256x128x64+ld1+off1")?;
 /// let (la, lb, lc) = shape.lens();
 /// let (a, b) = (s.alloc_zeros::<f32>(la)?, s.alloc_zeros::<f32>(lb)?);
 /// let mut c = s.alloc_zeros::<f32>(lc)?;
@@ -252,6 +254,8 @@ pub fn gemm<I: TestElem, O: TestElem>(
         ));
     }
     let cm = ColumnMajor::of(&shape)?;
+    let offset = shape.padding.offset;
+    let (a, b, mut c) = (a.slice(offset..), b.slice(offset..), c.slice_mut(offset..));
     let (pa, _ga) = a.device_ptr(stream);
     let (pb, _gb) = b.device_ptr(stream);
     let (pc, _gc) = c.device_ptr_mut(stream);
@@ -263,8 +267,9 @@ pub fn gemm<I: TestElem, O: TestElem>(
         output: O::CUDA,
         compute,
     };
-    // SAFETY: device pointers of live buffers of at least m·k (A), k·n (B) and m·n (C) elements
-    // per batch item (checked above) of the declared types, used on the handle's stream (the
-    // guards record the accesses and live until the call returns).
+    // SAFETY: device pointers of live buffers that hold, from `offset` on, the operands of the
+    // shape's layouts (lengths checked above against `Shape::lens`, which counts the offset, the
+    // leading dimensions and the batch strides cuBLAS is given), of the declared types, used on
+    // the handle's stream (the guards record the accesses and live until the call returns).
     unsafe { gemm_ex(blas, &cm, &p) }
 }

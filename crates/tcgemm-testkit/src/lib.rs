@@ -10,13 +10,15 @@
 //! - [`elem`]: [`TestElem`], what the tests need of `f32`, `f16` and `bf16`.
 //! - [`problem`]: [`Problem`], a call with padded leading dimensions, batch strides and offset views.
 //! - [`kernels`]: which kernel can run which call ([`kernel_can_run`]).
-//! - [`reference`]: the f64 [`Reference`], every entry or a sample.
+//! - [`reference`](mod@reference): the f64 [`Reference`], every entry or a sample.
 //! - [`case`] and [`verify`]: a [`Case`] (operands with guards and poisoned C, run on the device)
 //!   and its checks: untouched padding, every entry written, relative Frobenius error.
 //! - [`tolerance`]: each path's tolerance, with its derivation.
 //!
 //! Measuring:
-//! - [`shapes`]: the GEMM [`Path`]s and benchmark [`Shape`]s.
+//! - [`path`] and [`shapes`]: the GEMM [`Path`]s and the benchmark [`Shape`]s (packed, or with
+//!   [`Padding`]: longer leading dimensions, offset views, gaps between batch items), and their
+//!   presets.
 //! - [`sets`], [`timer`], [`ceiling`]: rotating buffer sets, CUDA-event timing behind a GPU-side
 //!   delay, instruction ceilings.
 //! - [`blas`]: cuBLAS, for the comparison.
@@ -38,6 +40,7 @@ pub mod ceiling;
 pub mod device;
 pub mod elem;
 pub mod kernels;
+pub mod path;
 pub mod problem;
 pub mod reference;
 pub mod rng;
@@ -54,13 +57,14 @@ pub use device::{
 };
 pub use elem::{bits_to_f64, TestElem};
 pub use kernels::{kernel_can_run, runs_by_name};
+pub use path::Path;
 pub use problem::{lay, Layout, Problem, TRANS};
 pub use reference::{
     operands_of_bits, sample_points, Operands, Point, Reference, FULL_REFERENCE_MAX_MACS, SAMPLES,
 };
 pub use rng::{random_elem, random_vec, seed, Rng};
-pub use sets::{poison, Sets};
-pub use shapes::{all_shapes, Path, Shape};
+pub use sets::{poison, written_outside, Sets};
+pub use shapes::{all_shapes, Padding, Shape};
 pub use timer::{median, Timer};
 pub use tolerance::{tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_out, TOL_TF32_FRO, U_TF32};
 pub use verify::{tf32_entry_errors, Report};

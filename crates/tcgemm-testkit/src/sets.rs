@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtrMut};
 use tcgemm::Context;
 
 use crate::elem::TestElem;
+use crate::problem::Layout;
 use crate::reference::Reference;
 use crate::rng::random_vec;
 use crate::shapes::Shape;
@@ -16,21 +17,25 @@ pub const MIN_SETS: usize = 3;
 pub const MAX_SETS: usize = 64;
 
 /// Host inputs (for the reference) and `sets` rotating device (A, B, C) sets of one shape. Every
-/// set holds the same random non-zero A and B (at different addresses); C starts zeroed.
+/// set holds the same random non-zero A and B (at different addresses); C starts zeroed. The
+/// buffers are whole allocations of [`Shape::lens`] elements; a call takes the operands' views
+/// ([`Sets::views`]), which start the shape's [`Padding::offset`](crate::Padding::offset) in.
 ///
 /// ```no_run
 /// use tcgemm_testkit::{Sets, Shape};
 /// let ctx = tcgemm::Context::new(0)?;
-/// let shape = Shape::new(1024, 1024, 1024);
+/// let shape = Shape::parse("1024+ld1+off1")?;
 /// let mut sets = Sets::<half::f16, f32>::new(&ctx, shape, 1)?;
 /// let g = shape.gemm(tcgemm::Precision::Default);
 /// for i in 0..sets.len() {
-///     let Sets { a, b, c, .. } = &mut sets;
-///     ctx.gemm(&g, &a[i], &b[i], &mut c[i])?;
+///     let (a, b, mut c) = sets.views(i);
+///     ctx.gemm(&g, &a, &b, &mut c)?;
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Sets<I, O> {
+    /// The shape the buffers hold.
+    pub shape: Shape,
     /// A, as uploaded.
     pub ha: Vec<I>,
     /// B, as uploaded.
@@ -89,6 +94,7 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
             .clone_htod(&hb)
             .map_err(|e| format!("upload B: {e}"))?;
         let mut s = Sets {
+            shape,
             ha,
             hb,
             a: vec![da],
@@ -128,21 +134,43 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
         self.c.is_empty()
     }
 
+    /// The operands of set `s` as a call takes them: A, B and C each a view starting the shape's
+    /// [`Padding::offset`](crate::Padding::offset) elements into its buffer.
+    ///
+    /// ```no_run
+    /// use tcgemm_testkit::{Sets, Shape};
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// let mut sets = Sets::<f32, f32>::new(&ctx, Shape::parse("512+off1")?, 1)?;
+    /// let (a, _b, _c) = sets.views(0);
+    /// assert_eq!(a.len(), 512 * 512);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn views(&mut self, s: usize) -> (CudaView<'_, I>, CudaView<'_, I>, CudaViewMut<'_, O>) {
+        let offset = self.shape.padding.offset;
+        (
+            self.a[s].slice(offset..),
+            self.b[s].slice(offset..),
+            self.c[s].slice_mut(offset..),
+        )
+    }
+
     /// The accuracy of one run: poisons C of set 0 ([`poison`]), runs `launch(self, 0)`, downloads
     /// that C and returns its relative error against `reference` ([`Reference::rel_error`];
-    /// infinite when an entry is not finite, e.g. left unwritten).
+    /// infinite when an entry is not finite, e.g. left unwritten), or an error when the run wrote
+    /// into C's buffer outside its entries (before the view, in the leading-dimension padding, in
+    /// the gaps between batch items or after the last one).
     ///
     /// ```no_run
     /// use tcgemm_testkit::{Reference, Rng, Sets, Shape};
     /// let ctx = tcgemm::Context::new(0)?;
-    /// let shape = Shape::new(512, 512, 512);
+    /// let shape = Shape::parse("512+ld1")?;
     /// let mut sets = Sets::<f32, f32>::new(&ctx, shape, 1)?;
     /// let p = shape.problem();
     /// let reference = Reference::sampled_of_values(&p, &sets.ha, &sets.hb, 256, &mut Rng::new(1, 1));
     /// let g = shape.gemm(tcgemm::Precision::Exact);
-    /// let err = sets.checked_run(ctx.stream(), &reference, &shape, &mut |sets, s| {
-    ///     let Sets { a, b, c, .. } = sets;
-    ///     ctx.gemm(&g, &a[s], &b[s], &mut c[s]).map(|_| ()).map_err(|e| e.to_string())
+    /// let err = sets.checked_run(ctx.stream(), &reference, &mut |sets, s| {
+    ///     let (a, b, mut c) = sets.views(s);
+    ///     ctx.gemm(&g, &a, &b, &mut c).map(|_| ()).map_err(|e| e.to_string())
     /// })?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -150,7 +178,6 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
         &mut self,
         stream: &Arc<CudaStream>,
         reference: &Reference,
-        shape: &Shape,
         launch: &mut dyn FnMut(&mut Self, usize) -> Result<(), String>,
     ) -> Result<f64, String> {
         poison(stream, &mut self.c[0])?;
@@ -161,7 +188,16 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
         stream
             .synchronize()
             .map_err(|e| format!("synchronize: {e}"))?;
-        Ok(reference.rel_error(&c, &shape.problem()))
+        let problem = self.shape.problem();
+        if let Some(i) = written_outside(&c, &problem.layout_c()) {
+            let l = problem.layout_c();
+            return Err(format!(
+                "wrote element {i} of C's buffer, outside its entries (view at {}, ld {}, batch \
+                 stride {})",
+                l.offset, l.ld, l.stride
+            ));
+        }
+        Ok(reference.rel_error(&c, &problem))
     }
 
     /// Device bytes held by all sets.
@@ -170,6 +206,38 @@ impl<I: TestElem, O: TestElem> Sets<I, O> {
             + self.b.iter().map(|x| x.num_bytes()).sum::<usize>()
             + self.c.iter().map(|x| x.num_bytes()).sum::<usize>()
     }
+}
+
+/// The first element of `c` (C's whole buffer, stored as `l` says) outside C's entries (before the
+/// view, in the leading-dimension padding, between batch items, after the last one) that is no
+/// longer the NaN [`poison`] wrote, or `None`: a run that wrote there wrote out of bounds.
+///
+/// ```
+/// use tcgemm_testkit::{written_outside, Shape};
+/// let shape = Shape::parse("2x3x4+ld1+off1")?; // C: 1 element of offset, 2 rows of 3, ld 4
+/// let l = shape.problem().layout_c();
+/// let nan = f32::NAN;
+/// let mut c = vec![nan, 1.0, 1.0, 1.0, nan, 1.0, 1.0, 1.0];
+/// assert_eq!(written_outside(&c, &l), None);
+/// c[4] = 0.0; // the padding after row 0
+/// assert_eq!(written_outside(&c, &l), Some(4));
+/// # Ok::<(), String>(())
+/// ```
+pub fn written_outside<O: TestElem>(c: &[O], l: &Layout) -> Option<usize> {
+    let overwritten =
+        |range: std::ops::Range<usize>| range.into_iter().find(|&i| !c[i].to_f64().is_nan());
+    // the first element after the last entry checked so far
+    let mut next = 0;
+    for z in 0..l.batch {
+        for r in 0..l.rows {
+            let row = l.offset + l.at(z, r, 0);
+            if let Some(i) = overwritten(next..row) {
+                return Some(i);
+            }
+            next = row + l.cols;
+        }
+    }
+    overwritten(next..c.len())
 }
 
 /// Fills `c` with all-ones bytes (NaN in f32, f16 and bf16) on `stream`, so an entry the next

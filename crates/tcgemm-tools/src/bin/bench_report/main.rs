@@ -4,14 +4,16 @@
 //! ```text
 //! cargo run --release -p tcgemm-tools --bin bench_report -- [--out DIR] [--quick] [--kernels NAME,NAME,...]
 //!     [--shapes LIST] [--paths fp32,tf32,f16,bf16] [--reps N] [--samples N] [--device N]
+//! cargo run --release -p tcgemm-tools --bin bench_report -- --shapes unaligned --paths f16,bf16
 //! bundle/run.sh tool bench_report --out $OUT          # in the GPU bundle
 //! ```
 //!
 //! 1. Instruction ceilings: tcgemm's microkernels (FFMA, `mma.sync` TF32/F16/BF16 from registers),
 //!    loop trips chosen so that one launch takes about 6 ms, median of 5 launches.
 //! 2. For every shape and path (fp32 = exact FP32, tf32, f16 → f16, bf16 → bf16, and f16 → f32 on
-//!    the power-of-two squares): random non-zero inputs in `[-1, 1]`, `C = A·B` row-major, packed,
-//!    `alpha = 1`, `beta = 0`. The implementations are tcgemm's dispatch, every `--kernels` kernel
+//!    the power-of-two squares and the `unaligned` suite): random non-zero inputs in `[-1, 1]`,
+//!    `C = A·B` row-major, packed unless the shape says otherwise (`+ldP`, `+offO`, `+bsS`:
+//!    `Shape::parse`), `alpha = 1`, `beta = 0`. The implementations are tcgemm's dispatch, every `--kernels` kernel
 //!    that serves the path (forced through `Context::gemm_with_kernel`), and cuBLAS with the same
 //!    input, output and compute types (`cublasGemmEx` / `cublasGemmStridedBatchedEx`, FP32
 //!    compute; TF32 compute for tf32; row-major via `Cᵀ = Bᵀ·Aᵀ`).
@@ -22,6 +24,11 @@
 //!      of ≥ 3 rotating buffer sets spanning ≥ 2× L2 where memory allows, queued behind a GPU-side
 //!      delay so that host enqueueing never idles the GPU between the events. Enough rounds for
 //!      about 1 s of GPU time per case (5 to 100). TFLOPS = 2·m·n·k·batch / median time.
+//!    - Accuracy also fails a run that writes C's buffer outside its entries (padding, gaps).
+//!    - Aligned twin: a shape that is not aligned and packed (`Shape::is_aligned_packed`: a
+//!      stored row length not a multiple of 8, or padding) is also timed, in the same rounds,
+//!      against tcgemm's dispatch on `Shape::aligned_twin` (packed, row lengths rounded up to 8)
+//!      on its own buffers; the report lists ours / twin in its own section.
 //!
 //! A progress line per case goes to stderr; the ceilings table and then the results table go to
 //! stdout (the results table, then the per-suite summary (geomean and worst row), last). Without libcublas the report has tcgemm's figures alone and
@@ -62,12 +69,14 @@ struct Args {
     /// layout whose element types they take; extra rows.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
     kernels: Vec<String>,
-    /// Comma list of N, MxNxK, BATCH*MxNxK (optionally :nt, :tn, :tt) or presets: squares,
-    /// transformer, skinny, odd, batched, decode, quick, all [default: all].
+    /// Comma list of N, MxNxK, BATCH*MxNxK (optionally :nt, :tn, :tt, then padding +ldP longer
+    /// leading dimensions, +offO offset views, +bsS batch-stride gaps, e.g. 4096:nt+ld1) or
+    /// presets: squares, transformer, skinny, odd, batched, decode, unaligned, quick, all
+    /// [default: all; decode and unaligned are not in all].
     #[arg(long, value_parser = Shape::parse_list, value_name = "LIST")]
     shapes: Option<::std::vec::Vec<Shape>>,
     /// Comma list of fp32, tf32, f16, f16f32, bf16 [default: fp32,tf32,f16,bf16; f16 also runs
-    /// f16->f32 on power-of-two squares].
+    /// f16->f32 on power-of-two squares and the unaligned suite].
     #[arg(long, value_delimiter = ',', value_parser = parse_path, value_name = "PATH,...")]
     paths: Option<Vec<Path>>,
     /// Timed rounds per case [default: about 1 s of GPU time, 5..100].
@@ -106,12 +115,12 @@ impl Args {
         for s in shapes {
             for p in Path::ALL {
                 let on = match &self.paths {
-                    None => p != Path::F16F32 || s.is_pow2_square(),
+                    None => p != Path::F16F32 || s.reports_f16_f32(),
                     Some(list) => {
                         list.contains(&p)
                             || (p == Path::F16F32
                                 && list.contains(&Path::F16)
-                                && s.is_pow2_square())
+                                && s.reports_f16_f32())
                     }
                 };
                 if on {
@@ -205,6 +214,25 @@ fn progress_figures(m: &Result<measure::Meas, String>, who: &str) -> String {
     }
 }
 
+/// Whether a tcgemm result is a failure: an error other than "unsupported", or non-finite
+/// entries in C.
+fn ours_failed(m: &Result<measure::Meas, String>) -> bool {
+    match m {
+        Err(e) => !e.starts_with("unsupported"),
+        Ok(m) => !m.err.is_finite(),
+    }
+}
+
+/// The aligned twin's part of a progress line: ` | twin SHAPE TFLOPS ms err ratio`, or nothing.
+fn twin_progress(r: &Row) -> String {
+    let Some(twin) = &r.twin else {
+        return String::new();
+    };
+    let ratio = report::twin_ratio(r).map_or(String::new(), |x| format!(" {:.0}%", 100.0 * x));
+    let who = format!("twin {} ", twin.shape.label());
+    format!(" | {}{ratio}", progress_figures(&twin.meas, &who))
+}
+
 /// Runs every case, logging a progress line per row; returns the rows and whether a row failed
 /// (an error other than "unsupported", or non-finite entries in tcgemm's C).
 fn run_cases(env: &Env<'_>, timer: &mut Timer<'_>, cases: &[(Shape, Path)]) -> (Vec<Row>, bool) {
@@ -216,6 +244,7 @@ fn run_cases(env: &Env<'_>, timer: &mut Timer<'_>, cases: &[(Shape, Path)]) -> (
             let ours = progress_figures(&r.ours, "");
             let theirs = progress_figures(&r.blas, "cuBLAS ");
             let ratio = report::ratio(r).map_or(String::new(), |x| format!(" {:.0}%", 100.0 * x));
+            let twin = twin_progress(r);
             let reps = r.ours.as_ref().or(r.blas.as_ref()).map_or(0, |m| m.reps);
             let kernel = if r.kernel == "–" {
                 ours
@@ -223,7 +252,7 @@ fn run_cases(env: &Env<'_>, timer: &mut Timer<'_>, cases: &[(Shape, Path)]) -> (
                 format!("{} {ours}", r.kernel)
             };
             eprintln!(
-                "[{}/{}] {} {}: {}{kernel} | {theirs}{ratio} | {reps} reps, {:.1} s",
+                "[{}/{}] {} {}: {}{kernel} | {theirs}{ratio}{twin} | {reps} reps, {:.1} s",
                 i + 1,
                 cases.len(),
                 shape.label(),
@@ -231,11 +260,7 @@ fn run_cases(env: &Env<'_>, timer: &mut Timer<'_>, cases: &[(Shape, Path)]) -> (
                 if r.forced { "forced " } else { "" },
                 t0.elapsed().as_secs_f64()
             );
-            match &r.ours {
-                Err(e) if !e.starts_with("unsupported") => failed = true,
-                Ok(m) if !m.err.is_finite() => failed = true,
-                _ => {}
-            }
+            failed |= ours_failed(&r.ours) || r.twin.as_ref().is_some_and(|t| ours_failed(&t.meas));
         }
         rows.extend(case_rows);
     }
@@ -272,6 +297,10 @@ impl Document<'_> {
         if !notes.is_empty() {
             let _ = writeln!(md, "Notes:\n\n{}", report::numbered(&notes));
         }
+        let twins = report::twin_section(self.rows);
+        if !twins.is_empty() {
+            let _ = writeln!(md, "{twins}");
+        }
         let _ = writeln!(md, "## Summary\n\n{}", report::summary_table(self.rows));
         md.push_str(if self.with_chart {
             "![tcgemm / cuBLAS throughput per shape and path](ratio.svg)\n"
@@ -291,7 +320,8 @@ impl Document<'_> {
         Ok(())
     }
 
-    /// The ceilings, the notes and the results table, on stdout (the results table, then the summary, last).
+    /// The ceilings, the notes and the results table, on stdout (the results table, the aligned
+    /// twins, then the summary, last).
     fn print(&self, device: &str) {
         let (table, notes) =
             report::results_table(self.rows, self.ceilings, self.bandwidth.clone());
@@ -304,6 +334,10 @@ impl Document<'_> {
             println!("Notes:\n{}", report::numbered(&notes));
         }
         print!("{table}");
+        let twins = report::twin_section(self.rows);
+        if !twins.is_empty() {
+            print!("\n{twins}");
+        }
         print!("\n{}", report::summary_table(self.rows));
     }
 }
@@ -442,3 +476,6 @@ fn finish(
         ExitCode::SUCCESS
     }
 }
+
+#[cfg(test)]
+mod tests;

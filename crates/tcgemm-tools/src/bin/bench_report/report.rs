@@ -8,7 +8,7 @@ use tcgemm::Math;
 use tcgemm_testkit::ceiling::{self, Ceiling};
 use tcgemm_testkit::{blas, guarded};
 
-use crate::measure::{Meas, Row};
+use crate::measure::{Meas, Row, Twin};
 
 /// The measured ceilings, one per instruction (or why not).
 pub type Ceilings = Vec<(Math, Result<Ceiling, String>)>;
@@ -211,6 +211,87 @@ pub fn summary_table(rows: &[Row]) -> String {
     s
 }
 
+/// Ours / aligned-twin throughput of a row, when both ran: the fraction of the aligned speed the
+/// call keeps.
+pub fn twin_ratio(r: &Row) -> Option<f64> {
+    match (&r.ours, r.twin.as_ref().map(|t| &t.meas)) {
+        (Ok(o), Some(Ok(t))) if t.tflops > 0.0 => Some(o.tflops / t.tflops),
+        _ => None,
+    }
+}
+
+/// The rows timed against their aligned twin, as a markdown section (heading, what the twin is,
+/// the table, the geometric mean and worst row of ours / twin over the non-forced rows, notes);
+/// empty when no row has a twin.
+pub fn twin_section(rows: &[Row]) -> String {
+    let with_twin: Vec<(&Row, &Twin)> = rows
+        .iter()
+        .filter_map(|r| r.twin.as_ref().map(|t| (r, t)))
+        .collect();
+    if with_twin.is_empty() {
+        return String::new();
+    }
+    let mut notes = Notes::default();
+    let mut s = String::from(
+        "## Unaligned calls against their aligned twins\n\n\
+         A shape that is not aligned and packed (a stored row length, i.e. a packed leading \
+         dimension, that is not a multiple of 8 elements, or padding: `+ldP` leading dimensions \
+         P elements longer than packed, `+offO` operands O elements into their buffers, `+bsS` \
+         S-element gaps between batch items) is also timed, in the same interleaved rounds, \
+         against tcgemm's dispatch on its aligned twin: the same product, packed, with every \
+         stored row length rounded up to a multiple of 8 (`n`; `k` unless only A is stored \
+         transposed; `m` when A is). ours / twin is the fraction of the aligned speed the call \
+         keeps.\n\n\
+         | shape | path | kernel | ours TFLOPS | aligned twin | twin kernel | twin TFLOPS | ours / twin |\n\
+         |---|---|---|---:|---|---|---:|---:|\n",
+    );
+    for &(r, twin) in &with_twin {
+        let kernel = if r.forced {
+            format!("`{}` (forced)", r.kernel)
+        } else {
+            format!("`{}`", r.kernel)
+        };
+        let mut figure = |m: &Result<Meas, String>| match m {
+            Ok(m) => tflops(m.tflops),
+            Err(e) => notes.cell(e),
+        };
+        let (ours, theirs) = (figure(&r.ours), figure(&twin.meas));
+        let twin_kernel = match twin.kernel.as_str() {
+            "–" => "–".to_string(),
+            name => format!("`{name}`"),
+        };
+        let ratio = twin_ratio(r).map_or("–".into(), |x| format!("{:.0}%", 100.0 * x));
+        let _ = writeln!(
+            s,
+            "| {} | {} | {kernel} | {ours} | {} | {twin_kernel} | {theirs} | {ratio} |",
+            r.shape.label(),
+            r.path.name(),
+            twin.shape.label(),
+        );
+    }
+    let ratios: Vec<(f64, &Row)> = with_twin
+        .iter()
+        .filter(|(r, _)| !r.forced)
+        .filter_map(|&(r, _)| twin_ratio(r).map(|x| (x, r)))
+        .collect();
+    if let Some(&(worst, w)) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0)) {
+        let geomean = (ratios.iter().map(|(x, _)| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        let _ = writeln!(
+            s,
+            "\nOurs / aligned twin over {} rows: geomean {:.1}%, worst {} {} ({:.0}%).",
+            ratios.len(),
+            100.0 * geomean,
+            w.shape.label(),
+            w.path.name(),
+            100.0 * worst
+        );
+    }
+    if !notes.0.is_empty() {
+        let _ = writeln!(s, "\nNotes:\n\n{}", numbered(&notes.0));
+    }
+    s
+}
+
 /// What the method line of the document reports about a run.
 pub struct Method {
     /// Timed rounds per case (fewest, most).
@@ -241,7 +322,10 @@ pub fn method_line(m: &Method) -> String {
          (≥ 2× L2 where memory allows); launches queued behind a GPU-side delay (host enqueue ≈ {:.1} µs per launch){}; \
          TFLOPS = 2·m·n·k·batch / time. Error: relative 2-norm error over {} sampled entries of C (NaN-poisoned \
          before the run) against an f64 reference. Inputs uniform in [-1, 1], never zero; alpha = 1, beta = 0, \
-         row-major, no transposes except where the shape ends in `:nt` (B stored n×k), `:tn` (A stored k×m) or `:tt` (both). % of ceiling: ours / \
+         row-major, no transposes except where the shape ends in `:nt` (B stored n×k), `:tn` (A stored k×m) or `:tt` (both), \
+         packed except where it ends in `+ldP` (leading dimensions P elements longer), `+offO` (A, B and C views O elements \
+         into their buffers, for tcgemm and cuBLAS alike) or `+bsS` (S-element gaps between batch items); the error check \
+         also fails a run that writes C's buffer outside its entries. % of ceiling: ours / \
          the measured ceiling of the path's instruction (fp32: FFMA, tf32: MMA tf32, f16: MMA f16, bf16: MMA \
          bf16; tcgemm's `mma.sync` microkernels, which `wgmma` kernels, tcgemm's `_tma` ones and cuBLAS's on \
          Hopper, exceed).",
@@ -328,3 +412,6 @@ fn driver_api_version() -> Option<String> {
     })
     .ok()
 }
+
+#[cfg(test)]
+mod tests;
