@@ -7,8 +7,8 @@
 use crate::error::{invalid, Error, Result};
 use crate::gemm::{Gemm, Precision};
 use crate::problem::{Problem, Signature};
-use crate::rules::{can_implement, check_signature};
-use tcgemm_kernels::config::{Elem, KernelSpec, Math, Role};
+use crate::rules::{can_implement, check_signature, tma_reads_ab};
+use tcgemm_kernels::config::{Elem, Family, KernelSpec, Math, Role};
 
 /// Every precision, in declaration order (for the messages that list what exists).
 const PRECISIONS: [Precision; 4] = [
@@ -175,6 +175,10 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///    allowed);
 /// 5. table order.
 ///
+/// The thread-copy kernels ([`Family::LdgWarpSpecialized`]) are candidates only where TMA cannot
+/// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
+/// kernels measured faster.
+///
 /// So a large tile (high rank) is taken where it keeps every SM busy without padding, and a smaller
 /// tile where the large one would leave SMs idle or compute mostly padding (batched 64×64
 /// products, a few rows of C). Rank decides across maths too, so a low-rank baseline (the seed
@@ -194,6 +198,7 @@ pub(crate) fn select<'a>(
             .position(|&m| m == s.math)
             .unwrap_or(usize::MAX)
     };
+    let ab_by_tma = tma_reads_ab(p);
     let key = |s: &KernelSpec| {
         let (fill, padding) = match sm_count {
             None => (100, 0),
@@ -212,6 +217,8 @@ pub(crate) fn select<'a>(
     specs
         .iter()
         .filter(|s| can_implement(s, p).is_ok() && usable(s))
+        // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
+        .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
         .map(|s| (key(s), s))
         .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
             Some((bk, b)) if bk >= k => Some((bk, b)),

@@ -298,6 +298,17 @@ pub(crate) fn check_operands(kernel: &KernelSpec, problem: &Problem) -> Result<(
     Ok(())
 }
 
+/// Whether TMA could read both A and B of `problem` (aligned bases, leading dimensions and batch
+/// strides, strides below 2⁴⁰ bytes), whatever C is. Dispatch leaves such calls to other kernels
+/// than the thread-copy ones ([`select`](crate::dispatch)): with 16-byte copies allowed, the sm_80
+/// kernels' `cp.async` outran the thread copies (docs/unaligned-log.md).
+pub(crate) fn tma_reads_ab(problem: &Problem) -> bool {
+    [problem.a(), problem.b()].into_iter().all(|op| {
+        check_tma_alignment(op).is_ok()
+            && check_tensor_map_strides(op, problem.gemm().batch).is_ok()
+    })
+}
+
 /// TMA reads whole 16-byte chunks: base, leading dimension and (batched) stride aligned.
 fn check_tma_alignment(op: &OperandLayout) -> Result<(), Reason> {
     let misaligned = |part, value: u64| Reason::Misaligned {

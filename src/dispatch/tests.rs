@@ -480,6 +480,11 @@ fn hopper_unaligned_calls_take_thread_copy_kernels() {
         assert_eq!(pick(g, true), Family::LdgWarpSpecialized, "{g:?}");
         assert_eq!(pick(g, false), Family::MmaSyncMultistage, "{g:?}");
     }
+    // A and B aligned, C not (TMA kernels refuse it): the sm_80 kernels, not the thread copies
+    assert_eq!(
+        pick(Gemm::new(4096, 4096, 4096).ldc(4097), true),
+        Family::MmaSyncMultistage
+    );
     // aligned: TMA; few rows of C: the few-row mma.sync tiles, whatever the alignment
     assert_eq!(
         pick(Gemm::new(4096, 4096, 4096), true),
