@@ -22,6 +22,12 @@
 //! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
 //! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
 //!
+//! Thread copies (`LDG`, the `LdgWarpSpecialized` family, for operands TMA cannot map; 128×128
+//! tiles): the whole producer warpgroup (152 registers, consumers 176) copies each stage with
+//! `global_to_shared::swizzled_rows` into the same swizzled layout, fences it for the async proxy
+//! and arrives on `full[s]` (128 arrivals); the epilogue checks C's alignment (`store_rows` needs
+//! 16 bytes, else `store_pairs`).
+//!
 //! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
 //!
 //! Persistent: the host launches at most one CTA per SM; CTA `b` computes work items (output tile ×
