@@ -135,6 +135,8 @@ impl SwizzledOperand {
 ///
 /// # Safety
 /// `[at, min(at + 16, end))` is readable global memory; `end` is a multiple of `eb` (2 or 4).
+// `%` as measured: `is_multiple_of` adds a zero-divisor test to the PTX
+#[allow(clippy::manual_is_multiple_of)]
 #[inline(always)]
 unsafe fn load_chunk(at: u64, end: u64, eb: u32) -> [u32; 4] {
     if at + 16 <= end {
@@ -217,7 +219,7 @@ pub unsafe fn assemble(f: &Fetched, ninth: &[u32; 4], u: u32, c: u32) -> [u32; 4
 /// # Safety
 /// Called by all 128 threads of the producer warpgroup together; `stage` is a 1024-byte-aligned
 /// stage of `(BM + BN)·128` bytes that `empty` guards; the operands as in [`SwizzledOperand::fetch`].
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::manual_is_multiple_of)]
 #[inline(always)]
 pub unsafe fn load_stage<const BM: u32, const BN: u32>(
     a: &SwizzledOperand,
