@@ -130,7 +130,6 @@ macro_rules! gemm_entry {
     (TmaWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
         #[cfg(target_feature = "sm_90a")]
         const _: () = {
-            const S: $crate::config::KernelSpec = $spec;
             /// A TMA kernel (`config::Family::TmaWarpSpecialized`).
             ///
             /// # Safety
@@ -138,7 +137,6 @@ macro_rules! gemm_entry {
             /// record (a persistent grid), validated parameters and tensor maps encoded for them.
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::TmaParams) {
-                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
                 let maps: u64;
                 // SAFETY: taking the generic address of this kernel's own parameter block (the
                 // tensor maps stay in kernel-parameter memory, where TMA reads them).
@@ -147,24 +145,13 @@ macro_rules! gemm_entry {
                     out(reg64) maps,
                     options(pure, nomem, nostack)
                 );
-                // persistent: the body derives tile and batch item from its work index
-                $crate::threadblock::tma_warp_specialized::gemm::<
-            $crate::catalog::rules::precision!(wgmma $prec),
-            $crate::catalog::rules::precision!(out $prec),
-                    { S.trans_a },
-                    { S.trans_b },
-                    { S.block.m },
-                    { S.block.n },
-                    { S.stages },
-                    false,
-                >(&p.p, maps, thread_idx_x(), block_idx_x(), grid_dim_x);
+                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, false, &p.p, maps);
             }
         };
     };
     (LdgWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
         #[cfg(target_feature = "sm_90a")]
         const _: () = {
-            const S: $crate::config::KernelSpec = $spec;
             /// A thread-copy warp-specialized kernel (`config::Family::LdgWarpSpecialized`).
             ///
             /// # Safety
@@ -172,21 +159,28 @@ macro_rules! gemm_entry {
             /// record (a persistent grid) and validated parameters.
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
-                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
                 // the TMA body with its producer copying by threads (no tensor maps)
-                $crate::threadblock::tma_warp_specialized::gemm::<
-            $crate::catalog::rules::precision!(wgmma $prec),
-            $crate::catalog::rules::precision!(out $prec),
-                    { S.trans_a },
-                    { S.trans_b },
-                    { S.block.m },
-                    { S.block.n },
-                    { S.stages },
-                    true,
-                >(&p, 0, thread_idx_x(), block_idx_x(), grid_dim_x);
+                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, &p, 0);
             }
         };
     };
+    // The warp-specialized body, persistent (it derives tile and batch item from its work index),
+    // for both producers (`$ldg`: thread copies), with `$p` the `&GemmParams` and `$maps` the
+    // tensor maps' generic address.
+    (@warp_specialized $prec:ident, $spec:expr, $ldg:literal, $p:expr, $maps:expr) => {{
+        use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
+        const S: $crate::config::KernelSpec = $spec;
+        $crate::threadblock::tma_warp_specialized::gemm::<
+            $crate::catalog::rules::precision!(wgmma $prec),
+            $crate::catalog::rules::precision!(out $prec),
+            { S.trans_a },
+            { S.trans_b },
+            { S.block.m },
+            { S.block.n },
+            { S.stages },
+            $ldg,
+        >($p, $maps, thread_idx_x(), block_idx_x(), grid_dim_x)
+    }};
 }
 
 /// An entry taking one `GemmParams` and launched on a grid of one block per output tile (x) and

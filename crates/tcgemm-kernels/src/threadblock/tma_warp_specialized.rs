@@ -58,7 +58,7 @@ use {
 pub const ROW_BYTES: u32 = 128;
 /// Elements along M or N of one TMA box of an MN-major operand (128 bytes: the swizzle width).
 #[cfg(target_feature = "sm_90a")]
-const MN_BOX: u32 = 64;
+pub(crate) const MN_BOX: u32 = 64;
 /// k-rows of a k-tile of an MN-major operand (16-bit elements only).
 #[cfg(target_feature = "sm_90a")]
 const BK16: u32 = ROW_BYTES / 2;

@@ -31,11 +31,9 @@ use crate::arch::global::{ld_global_u16, ld_global_u32, ld_global_v4_u32};
 use crate::arch::mbarrier;
 use crate::arch::smem::st_shared_v4_u32;
 use crate::arch::sync::{shfl_down1_in8, shfl_idx_in8};
+// the stage layout the TMA producer writes: rows of 128 bytes, MN-major boxes of 64 elements
+use crate::threadblock::tma_warp_specialized::{MN_BOX, ROW_BYTES};
 
-/// Bytes of a stage row (one 128-byte swizzle row).
-const ROW_BYTES: u32 = 128;
-/// M/N elements of a box of an MN-major 16-bit operand (one row of 128 bytes).
-const MN_BOX: u32 = 64;
 /// Rows copied by the producer warpgroup at once: 128 threads, 8 lanes per row.
 pub const ROWS_PER_PASS: u32 = 16;
 /// Rows each producer thread has in flight: one pass's loads of 8 rows are issued before any is
@@ -219,7 +217,7 @@ pub unsafe fn assemble(f: &Fetched, ninth: &[u32; 4], u: u32, c: u32) -> [u32; 4
 /// # Safety
 /// Called by all 128 threads of the producer warpgroup together; `stage` is a 1024-byte-aligned
 /// stage of `(BM + BN)·128` bytes that `empty` guards; the operands as in [`SwizzledOperand::fetch`].
-#[allow(clippy::too_many_arguments, clippy::manual_is_multiple_of)]
+#[allow(clippy::manual_is_multiple_of)]
 #[inline(always)]
 pub unsafe fn load_stage<const BM: u32, const BN: u32>(
     a: &SwizzledOperand,
