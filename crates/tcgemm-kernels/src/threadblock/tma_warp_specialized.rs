@@ -23,7 +23,7 @@
 //! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
 //!
 //! Thread copies (`LDG`, the `LdgWarpSpecialized` family, for operands TMA cannot map; 128×128
-//! tiles): the whole producer warpgroup (152 registers, consumers 176) copies each stage with
+//! tiles): the whole producer warpgroup (168 registers, consumers 168) copies each stage with
 //! `global_to_shared::swizzled_rows` into the same swizzled layout, fences it for the async proxy
 //! and arrives on `full[s]` (128 arrivals); the epilogue checks C's alignment (`store_rows` needs
 //! 16 bytes, else `store_pairs`).
@@ -86,11 +86,12 @@ const TRANSPOSERS: u32 = 96;
 #[cfg(target_feature = "sm_90a")]
 const LDG_PRODUCERS: u32 = 128;
 /// Registers of the thread-copy kernels' producer and consumer warpgroups (`m64n128`
-/// consumers): 128·152 + 256·176 = 384·168, the CTA's budget.
+/// consumers): 128·168 + 256·168 = 384·168, the CTA's budget. A producer holding two batches of
+/// 8 rows in flight spilled 20–80 B at 152 (`nt`, `tt`); the consumers fit in 168.
 #[cfg(target_feature = "sm_90a")]
-const LDG_PRODUCER_REGS: u32 = 152;
+const LDG_PRODUCER_REGS: u32 = 168;
 #[cfg(target_feature = "sm_90a")]
-const LDG_CONSUMER_REGS: u32 = 176;
+const LDG_CONSUMER_REGS: u32 = 168;
 
 /// One stage of the ring of a `BM×BN` tile: the A box, then the B box, of [`ROW_BYTES`] rows.
 #[cfg(target_feature = "sm_90a")]

@@ -22,9 +22,9 @@
 //! bytes a chunk holds outside the row (the gap between rows, the neighbouring rows) are read and
 //! dropped.
 //!
-//! [`ROWS_IN_FLIGHT`] rows per thread are in flight at once (8 loads of 16 bytes, plus one ninth
-//! chunk): the first rows' loads of a stage are issued before the producer waits for the stage to
-//! be free.
+//! [`ROWS_IN_FLIGHT`] rows per thread are in flight at once (two batches of 8 loads of 16 bytes,
+//! plus one ninth chunk each): the first rows' loads of a stage are issued before the producer
+//! waits for the stage to be free.
 
 use crate::arch::convert::funnel_shift_right;
 use crate::arch::global::{ld_global_u16, ld_global_u32, ld_global_v4_u32};
@@ -36,9 +36,9 @@ use crate::threadblock::tma_warp_specialized::{MN_BOX, ROW_BYTES};
 
 /// Rows copied by the producer warpgroup at once: 128 threads, 8 lanes per row.
 pub const ROWS_PER_PASS: u32 = 16;
-/// Rows each producer thread has in flight: one pass's loads of 8 rows are issued before any is
-/// stored (the unrolled list in [`load_stage`]).
-pub const ROWS_IN_FLIGHT: u32 = 8;
+/// Rows each producer thread has in flight: two batches of 8 rows' loads are issued before any is
+/// stored ([`load_stage`]).
+pub const ROWS_IN_FLIGHT: u32 = 16;
 
 /// One operand of a batch item as the producer threads read it: `outer` stored rows of `ld_bytes`,
 /// each `inner` elements in range.
@@ -228,42 +228,68 @@ pub unsafe fn load_stage<const BM: u32, const BN: u32>(
     empty: u32,
     parity: u32,
 ) {
-    const { assert!(BM % ROWS_PER_PASS == 0 && ((BM + BN) / ROWS_PER_PASS) % ROWS_IN_FLIGHT == 0) };
+    const { assert!(BM % ROWS_PER_PASS == 0 && ((BM + BN) / ROWS_PER_PASS) % (ROWS_IN_FLIGHT / 2) == 0) };
     let (group, c) = (t / 8, t % 8);
     let passes = (BM + BN) / ROWS_PER_PASS;
+    let row = |pass: u32| ROWS_PER_PASS * pass + group;
+    // chunk `chunk` of the group's row of pass `pass`
+    let fetch = |pass: u32, chunk: u32| {
+        let r = row(pass);
+        if r < BM {
+            a.fetch(r, m0, k0, chunk)
+        } else {
+            b.fetch(r - BM, n0, k0, chunk)
+        }
+    };
+    // the loads of passes `first..first + 8` (unrolled: they stay in registers, all in flight),
+    // and the ninth chunks of the group's 8 rows, one per lane: lane `c` loads row `c`'s (macros,
+    // not closures: a closure called three times was left out of line, its arrays on the stack)
+    macro_rules! batch {
+        ($first:expr) => {{
+            let first = $first;
+            let f = [
+                fetch(first, c),
+                fetch(first + 1, c),
+                fetch(first + 2, c),
+                fetch(first + 3, c),
+                fetch(first + 4, c),
+                fetch(first + 5, c),
+                fetch(first + 6, c),
+                fetch(first + 7, c),
+            ];
+            (f, fetch(first + c, 8).lo)
+        }};
+    }
+    macro_rules! store {
+        ($first:expr, $batch:expr) => {{
+            let (first, (f, ninth)) = ($first, $batch);
+            unroll!(u in [0, 1, 2, 3, 4, 5, 6, 7] {
+                let r = row(first + u);
+                let words = assemble(&f[u as usize], &ninth, u, c);
+                st_shared_v4_u32(stage + ROW_BYTES * r + ((c ^ (r % 8)) << 4), words);
+            });
+        }};
+    }
+    let half = ROWS_IN_FLIGHT / 2;
     let mut first = 0;
     while first < passes {
-        let row = |u: u32| ROWS_PER_PASS * (first + u) + group;
-        // chunk `chunk` of the group's row of pass `first + u`
-        let fetch = |u: u32, chunk: u32| {
-            let r = row(u);
-            if r < BM {
-                a.fetch(r, m0, k0, chunk)
-            } else {
-                b.fetch(r - BM, n0, k0, chunk)
+        // two batches of 8 rows in flight before either is stored (one where a single batch is
+        // left: a tile of 24 passes)
+        let b0 = batch!(first);
+        if first + half < passes {
+            let b1 = batch!(first + half);
+            if first == 0 {
+                mbarrier::wait_parity(empty, parity);
             }
-        };
-        // unrolled: the loads stay in registers, all in flight
-        let f = [
-            fetch(0, c),
-            fetch(1, c),
-            fetch(2, c),
-            fetch(3, c),
-            fetch(4, c),
-            fetch(5, c),
-            fetch(6, c),
-            fetch(7, c),
-        ];
-        // the ninth chunks of the group's 8 rows, one per lane: lane `c` loads row `c`'s
-        let ninth = fetch(c, 8).lo;
-        if first == 0 {
-            mbarrier::wait_parity(empty, parity);
+            store!(first, b0);
+            store!(first + half, b1);
+            first += ROWS_IN_FLIGHT;
+        } else {
+            if first == 0 {
+                mbarrier::wait_parity(empty, parity);
+            }
+            store!(first, b0);
+            first += half;
         }
-        unroll!(u in [0, 1, 2, 3, 4, 5, 6, 7] {
-            let r = row(u);
-            let words = assemble(&f[u as usize], &ninth, u, c);
-            st_shared_v4_u32(stage + ROW_BYTES * r + ((c ^ (r % 8)) << 4), words);
-        });
-        first += ROWS_IN_FLIGHT;
     }
 }
