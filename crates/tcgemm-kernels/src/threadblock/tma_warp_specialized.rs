@@ -304,8 +304,9 @@ unsafe fn gemm_with_accumulators<
     sync_threads();
 
     if wg == 0 {
-        // the transposers hold a 32-word block row, thread copies hold 8 rows of 8 words: more
-        // than the plain producer's 40 registers
+        // the transposers hold a 32-word block row, thread copies two batches of 8 rows' loads:
+        // more than the plain producer's 40 registers (the thread copies' 168 is the kernel's
+        // whole per-thread budget, so their `setmaxnreg` pair leaves the counts as they are)
         if LDG {
             wgmma::setmaxnreg_dec::<LDG_PRODUCER_REGS>();
         } else if staged {

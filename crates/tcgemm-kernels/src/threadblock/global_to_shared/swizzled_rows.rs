@@ -273,8 +273,9 @@ pub unsafe fn load_stage<const BM: u32, const BN: u32>(
     let half = ROWS_IN_FLIGHT / 2;
     let mut first = 0;
     while first < passes {
-        // two batches of 8 rows in flight before either is stored (one where a single batch is
-        // left: a tile of 24 passes)
+        // two batches of 8 rows in flight before either is stored; a single batch where one is
+        // left (24 passes: the 128×256 instance the TMA kernels compile in their untaken
+        // thread-copy branch; no thread-copy kernel has that tile)
         let b0 = batch!(first);
         if first + half < passes {
             let b1 = batch!(first + half);
