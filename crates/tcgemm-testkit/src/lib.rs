@@ -14,6 +14,8 @@
 //! - [`case`] and [`verify`]: a [`Case`] (operands with guards and poisoned C, run on the device)
 //!   and its checks: untouched padding, every entry written, relative Frobenius error.
 //! - [`tolerance`]: each path's tolerance, with its derivation.
+//! - [`errors`]: tcgemm's typed errors ([`assert_invalid`], [`assert_unsupported`]) and `Gemm`'s
+//!   validation in a panic guard.
 //!
 //! Measuring:
 //! - [`path`] and [`shapes`]: the GEMM [`Path`]s and the benchmark [`Shape`]s (packed, or with
@@ -39,6 +41,7 @@ pub mod case;
 pub mod ceiling;
 pub mod device;
 pub mod elem;
+pub mod errors;
 pub mod kernels;
 pub mod path;
 pub mod problem;
@@ -56,6 +59,9 @@ pub use device::{
     probe_device, require_gpu, test_load_ptx, Open,
 };
 pub use elem::{bits_to_f64, TestElem};
+pub use errors::{
+    assert_invalid, assert_unsupported, invalid_parts, required_lens_no_panic, validate_no_panic,
+};
 pub use kernels::{kernel_can_run, runs_by_name};
 pub use path::Path;
 pub use problem::{lay, Layout, Problem, TRANS};
