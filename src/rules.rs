@@ -271,12 +271,11 @@ pub(crate) fn check_signature(kernel: &KernelSpec, sig: &Signature) -> Result<()
 /// The rules of the kernel's family on the problem's operands and sizes.
 pub(crate) fn check_operands(kernel: &KernelSpec, problem: &Problem) -> Result<(), Reason> {
     if kernel.family.needs_tma() {
-        for operand in [problem.a(), problem.b(), problem.c()] {
-            check_tma_alignment(operand)?;
-        }
         for operand in [problem.a(), problem.b()] {
-            check_tensor_map_strides(operand, problem.gemm().batch)?;
+            check_tma_reads(operand, problem.gemm().batch)?;
         }
+        // C is written by threads, 16 bytes at a time: aligned, any strides
+        check_tma_alignment(problem.c())?;
     }
     if kernel.family.persistent() {
         let g = problem.gemm();
@@ -303,10 +302,16 @@ pub(crate) fn check_operands(kernel: &KernelSpec, problem: &Problem) -> Result<(
 /// than the thread-copy ones ([`select`](crate::dispatch)): with 16-byte copies allowed, the sm_80
 /// kernels' `cp.async` outran the thread copies (docs/unaligned-log.md).
 pub(crate) fn tma_reads_ab(problem: &Problem) -> bool {
-    [problem.a(), problem.b()].into_iter().all(|op| {
-        check_tma_alignment(op).is_ok()
-            && check_tensor_map_strides(op, problem.gemm().batch).is_ok()
-    })
+    [problem.a(), problem.b()]
+        .into_iter()
+        .all(|op| check_tma_reads(op, problem.gemm().batch).is_ok())
+}
+
+/// TMA can read the input operand `op` of a call with `batch` items: aligned, and strides a tensor
+/// map can hold.
+fn check_tma_reads(op: &OperandLayout, batch: usize) -> Result<(), Reason> {
+    check_tma_alignment(op)?;
+    check_tensor_map_strides(op, batch)
 }
 
 /// TMA reads whole 16-byte chunks: base, leading dimension and (batched) stride aligned.
