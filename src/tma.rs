@@ -161,7 +161,7 @@ pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec) -> Result<TmaParams> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tcgemm_kernels::config::KERNELS;
+    use tcgemm_kernels::config::{Family, KERNELS};
 
     fn spec() -> &'static KernelSpec {
         KERNELS
@@ -254,6 +254,8 @@ mod tests {
         }
     }
 
+    /// TF32 MN-major operands are staged as 32×32 blocks, except A of the register-sourced
+    /// kernels, which arrives as one 128-byte row of m (32 elements) × 32 k, swizzled.
     #[test]
     fn tf32_mn_major_operands_are_staged_as_32x32_blocks() {
         let p = packed_100x130x70();
@@ -265,18 +267,20 @@ mod tests {
                 OperandMap::of(&p, spec, true),
                 OperandMap::of(&p, spec, false),
             );
+            let register_a = spec.family == Family::TmaRegisterA;
             assert_eq!(
                 (a.staged, b.staged),
-                (spec.trans_a, !spec.trans_b),
+                (spec.trans_a && !register_a, !spec.trans_b),
                 "{}",
                 spec.name
             );
             for (m, rows) in [(a, spec.block.m), (b, spec.block.n)] {
-                assert_eq!(m.mn_major, m.staged, "{}", spec.name);
-                // staged: 32×32 blocks; K-major: 32 k × the tile's rows
-                let want = if m.staged { 32 } else { rows };
+                // staged or read into registers: 32 MN-elements; K-major: the tile's rows
+                let want = if m.mn_major { 32 } else { rows };
                 assert_eq!((m.box_rows, m.box_k), (want, 32), "{}", spec.name);
             }
+            assert_eq!(a.mn_major, spec.trans_a, "{}", spec.name);
+            assert_eq!(b.mn_major, b.staged, "{}", spec.name);
         }
     }
 

@@ -108,6 +108,12 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 128 x 32   64 x 128   6    1   29  [nn nt tn tt],
+        // sm_90a, TF32 with A stored M-major: the consumers read A into registers (`wgmma` with A
+        // from registers) instead of the producer transposing it in shared memory
+        // (docs/tf32-log.md). Not yet run on the GPU: ranked below the TMA kernels of the same
+        // tiles, so dispatch does not take them; tests reach them by name.
+        TmaRegisterA       tf32          128 x 256 x 32   64 x 256   4    1   28  [tn tt],
+        TmaRegisterA       tf32          128 x 128 x 32   64 x 128   6    1   27  [tn tt],
         // sm_90a, operands TMA cannot map (a base, leading dimension or batch stride not a
         // multiple of 16 bytes): the 128×128 TMA tile, stages and consumers, the producer
         // warpgroup copying by threads (docs/unaligned-log.md). Ranked below the TMA kernels,
@@ -212,6 +218,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
         assert_eq!(count(Family::TmaWarpSpecialized), 40);
+        assert_eq!(count(Family::TmaRegisterA), 4);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::SplitkReduce), 1);

@@ -130,6 +130,12 @@ pub enum Family {
     /// sm_90a: TMA loads into an `mbarrier` stage ring, `wgmma` consumers, one producer and two
     /// consumer warpgroups, persistent (one CTA per SM). Needs TMA's alignment.
     TmaWarpSpecialized,
+    /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body for a TF32 A stored
+    /// M-major (`tn`, `tt`): TMA writes A's boxes as it writes a 16-bit M-major operand, and the
+    /// consumers load their fragments of A into registers for `wgmma` (A from registers) instead
+    /// of the producer transposing A in shared memory (`warp::wgmma_register_a`). Needs TMA's
+    /// alignment.
+    TmaRegisterA,
     /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body with a producer
     /// warpgroup that copies the operands by threads (`ld.global` into registers, then
     /// `st.shared` into the same 128-byte-swizzled stages), persistent. Any alignment of A and B
@@ -162,7 +168,9 @@ impl Family {
     /// The module that carries the family's kernels.
     pub const fn target(self) -> Target {
         match self {
-            Family::TmaWarpSpecialized | Family::LdgWarpSpecialized => Target::Sm90a,
+            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::LdgWarpSpecialized => {
+                Target::Sm90a
+            }
             _ => Target::Sm80,
         }
     }
@@ -180,7 +188,7 @@ impl Family {
     /// The kernel's single by-value argument.
     pub const fn params(self) -> ParamsKind {
         match self {
-            Family::TmaWarpSpecialized => ParamsKind::Tma,
+            Family::TmaWarpSpecialized | Family::TmaRegisterA => ParamsKind::Tma,
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
             _ => ParamsKind::Gemm,
@@ -191,14 +199,14 @@ impl Family {
     pub const fn persistent(self) -> bool {
         matches!(
             self,
-            Family::TmaWarpSpecialized | Family::LdgWarpSpecialized
+            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::LdgWarpSpecialized
         )
     }
 
     /// Operands arrive through TMA tensor maps: 16-byte-aligned bases, leading dimensions and
     /// batch strides are required.
     pub const fn needs_tma(self) -> bool {
-        matches!(self, Family::TmaWarpSpecialized)
+        matches!(self, Family::TmaWarpSpecialized | Family::TmaRegisterA)
     }
 }
 
@@ -285,18 +293,26 @@ impl KernelSpec {
 }
 
 /// Whether operand A (`a`) or B of a TMA kernel is transposed in shared memory: a TF32 operand
-/// stored MN-major (A transposed, B not transposed). Its tensor map is unswizzled with boxes of
-/// 32 rows × 32 k, which the kernel's producer warpgroup transposes in place.
+/// stored MN-major (A transposed, B not transposed), except A in the
+/// [`TmaRegisterA`](Family::TmaRegisterA) kernels, whose consumers read it into registers. Its
+/// tensor map is unswizzled with boxes of 32 rows × 32 k, which the kernel's producer warpgroup
+/// transposes in place.
 ///
 /// ```
 /// use tcgemm_kernels::config::{find_kernel, tma_staged};
 /// let nn = find_kernel("tf32_nn_128x256x32_w64x256_s4_tma").unwrap();
 /// assert!(!tma_staged(nn, true) && tma_staged(nn, false));
+/// let tn = find_kernel("tf32_tn_128x256x32_w64x256_s4_tma_areg").unwrap();
+/// assert!(!tma_staged(tn, true) && tma_staged(tn, false));
 /// ```
 pub const fn tma_staged(spec: &KernelSpec, a: bool) -> bool {
     spec.family.needs_tma()
         && matches!(spec.input, Elem::F32)
-        && if a { spec.trans_a } else { !spec.trans_b }
+        && if a {
+            spec.trans_a && !matches!(spec.family, Family::TmaRegisterA)
+        } else {
+            !spec.trans_b
+        }
 }
 
 /// Looks a kernel up by its name.

@@ -51,7 +51,7 @@ pub mod arch;
 pub mod epilogue;
 #[cfg(target_arch = "nvptx64")]
 mod kernels;
-#[cfg(target_arch = "nvptx64")]
+/// On the host only the fragment arithmetic that host tests check ([`warp::wgmma_register_a`]).
 pub mod warp;
 
 /// Traps the thread: device code has no unwinding and no output channel.

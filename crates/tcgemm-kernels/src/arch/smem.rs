@@ -51,6 +51,18 @@ pub unsafe fn ld_shared_u32(addr: u32) -> u32 {
     v
 }
 
+/// `ld.shared.v2.u32`.
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not an 8-byte-aligned address of 8 bytes inside shared memory.
+#[inline(always)]
+pub unsafe fn ld_shared_v2_u32(addr: u32) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    asm!("ld.shared.v2.u32 {{{0}, {1}}}, [{2}];",
+        out(reg32) a, out(reg32) b, in(reg32) addr, options(readonly, nostack));
+    [a, b]
+}
+
 /// `st.shared.f32`.
 ///
 /// # Safety

@@ -78,6 +78,30 @@ pub unsafe fn setmaxnreg_dec<const N: u32>() {
 /// `$da`/`$db`, the scale-d predicate from `$acc`, then `$tail` (immediates after the two scale
 /// immediates) and any extra named operands it uses.
 macro_rules! wgmma_asm {
+    // A from four registers (`{a0, a1, a2, a3}`: the thread's fragment of a 64×8 tf32 A)
+    (
+        $d:ident [$i0:literal $(, $i:literal)*], regs $a:expr, $db:expr, $acc:expr, $instr:literal
+    ) => {
+        asm!(
+            "{{",
+            ".reg .pred p;",
+            "setp.ne.b32 p, {sd}, 0;",
+            concat!(
+                $instr, " {{{", $i0, "}", $(", {", $i, "}",)*
+                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1;"
+            ),
+            "}}",
+            inout(reg32) $d[$i0],
+            $(inout(reg32) $d[$i],)*
+            a0 = in(reg32) $a[0],
+            a1 = in(reg32) $a[1],
+            a2 = in(reg32) $a[2],
+            a3 = in(reg32) $a[3],
+            db = in(reg64) $db,
+            sd = in(reg32) $acc as u32,
+            options(nostack)
+        )
+    };
     (
         $d:ident [$i0:literal $(, $i:literal)*], $da:expr, $db:expr, $acc:expr, $instr:literal,
         $tail:literal $(, $($extra:tt)+)?
@@ -248,5 +272,45 @@ pub unsafe fn m64n128k8_f32_tf32(d: &mut [f32; 64], desc_a: u64, desc_b: u64, ac
         accumulate,
         "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32",
         ""
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32` with A from registers: `d[64×256] (+)=
+/// A[64×8]·B[8×256]`, B K-major in shared memory. Thread `t` holds `a = [A(r, c), A(r + 8, c),
+/// A(r, c + 4), A(r + 8, c + 4)]` with `r = 16·(t/32) + (t%32)/4`, `c = t%4` (f32 bit patterns;
+/// `wgmma` reads their TF32 part). Accumulator layout as [`m64n256k16_f32_f16`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`]; `a` is read asynchronously too: the compiler keeps its registers until
+/// the group is waited for (ptxas serializes the `wgmma`s where it cannot, and says so).
+#[inline(always)]
+pub unsafe fn m64n256k8_f32_tf32_rs(
+    d: &mut [f32; 128],
+    a: [u32; 4],
+    desc_b: u64,
+    accumulate: bool,
+) {
+    wgmma_m64n256_asm!(
+        d,
+        regs a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32` with A from registers: `d[64×128] (+)=
+/// A[64×8]·B[8×128]`; as [`m64n256k8_f32_tf32_rs`].
+///
+/// # Safety
+/// As [`m64n256k8_f32_tf32_rs`].
+#[inline(always)]
+pub unsafe fn m64n128k8_f32_tf32_rs(d: &mut [f32; 64], a: [u32; 4], desc_b: u64, accumulate: bool) {
+    wgmma_m64n128_asm!(
+        d,
+        regs a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
     );
 }

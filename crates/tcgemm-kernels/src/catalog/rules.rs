@@ -70,7 +70,7 @@ macro_rules! catalog {
 /// test name): `{precision}_{layout}_{BM}x{BN}x{BK}_w{WM}x{WN}_s{stages}`, with `sgemm` and a
 /// per-thread tile `t{TM}x{TN}` for the two CUDA-core families (told apart by their shapes: the
 /// multistage one has few rows and more stages), and the suffixes `_acc16` (f16 accumulation),
-/// `_seed`, `_tma` and `_ldg`.
+/// `_seed`, `_tma`, `_tma_areg` and `_ldg`.
 macro_rules! kernel_name {
     (CudaCore $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
@@ -100,6 +100,13 @@ macro_rules! kernel_name {
             $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
             $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
             $crate::catalog::rules::precision!(suffix $prec), "_tma"
+        )
+    };
+    (TmaRegisterA $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
+            $crate::catalog::rules::precision!(suffix $prec), "_tma_areg"
         )
     };
     (LdgWarpSpecialized $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
@@ -167,6 +174,9 @@ macro_rules! body_rule {
         $crate::threadblock::mma_sync_multistage::$f($($a),*)
     };
     (TmaWarpSpecialized $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::tma_warp_specialized::$f($($a),*)
+    };
+    (TmaRegisterA $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };
     (LdgWarpSpecialized $p:ident => $f:ident($($a:expr),*)) => {

@@ -2,9 +2,11 @@
 //! `m64n256`, 128 for `m64n128`; `N / 2` f32 accumulators per thread), 16 bytes per store.
 //!
 //! Thread `(g, q)` (`g` = lane/4, `q` = lane%4) of the warpgroup's warp `w` holds, for each 8-column
-//! block `j`, columns `8j + 2q, +1` of rows `row0` and `row0 + 8` (`row0 = 16w + g` within the
-//! tile) as `d[4j..4j+4]`. f32 output: lanes `q` and `q ^ 1` swap one pair (two `shfl`), so the even
-//! lane holds 4 consecutive columns of row `row0` and the odd one 4 of row `row0 + 8`. 16-bit output
+//! block `j`, columns `8j + 2q, +1` of rows `row0` and `row0 + ROW_STEP` as `d[4j..4j+4]`: rows
+//! `16w + g` and `+ 8` of the tile (`ROW_STEP` = 8), or the adjacent rows a register-sourced A
+//! permutes them to (`ROW_STEP` = 1, `warp::wgmma_register_a`). f32 output: lanes `q` and `q ^ 1`
+//! swap one pair (two `shfl`), so the even lane holds 4 consecutive columns of row `row0` and the
+//! odd one 4 of row `row0 + ROW_STEP`. 16-bit output
 //! (beta = 0): the quad transposes its packed words of two blocks (two butterfly rounds, four
 //! `shfl`), so each lane holds 8 consecutive columns of one row and block; a 16-bit C to read goes
 //! through [`super::fragment::store_pairs`] instead, which widens C exactly. Out-of-range
@@ -44,7 +46,7 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 }
 
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
-/// 128 (`m64n256`) or 64 (`m64n128`); rows `row0`, `row0 + 8`, columns `col0..col0 + 2·ACC`, quad
+/// 128 (`m64n256`) or 64 (`m64n128`); rows `row0`, `row0 + ROW_STEP`, columns `col0..col0 + 2·ACC`, quad
 /// lane `q`; 16-byte stores, f32 output after one pair swap per quad (4 consecutive columns per
 /// lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
 /// [`store_pairs`](super::fragment::store_pairs)) after the quad's word transpose (8 consecutive
@@ -53,7 +55,7 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 /// # Safety
 /// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`.
 #[inline(always)]
-pub unsafe fn store_rows<O: OutputElem, const ACC: usize>(
+pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
     p: &GemmParams,
     d: &[f32; ACC],
     gc: u64,
@@ -65,11 +67,11 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize>(
     if ACC == 128 {
         // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
-        store_rows_n256::<O>(p, d, gc, row0, col0, q);
+        store_rows_n256::<O, ROW_STEP>(p, d, gc, row0, col0, q);
     } else {
         // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
-        store_rows_n128::<O>(p, d, gc, row0, col0, q);
+        store_rows_n128::<O, ROW_STEP>(p, d, gc, row0, col0, q);
     }
 }
 
@@ -89,7 +91,7 @@ macro_rules! store_rows_fn {
         /// # Safety
         /// As [`store_rows`].
         #[inline(always)]
-        unsafe fn $name<O: OutputElem>(
+        unsafe fn $name<O: OutputElem, const ROW_STEP: u32>(
             p: &GemmParams,
             d: &[f32; $acc],
             gc: u64,
@@ -111,12 +113,12 @@ macro_rules! store_rows_fn {
                         d[i + 2] * p.alpha,
                         d[i + 3] * p.alpha,
                     ];
-                    // even lanes send row0 + 8's pair, odd lanes row0's
+                    // even lanes send row0 + ROW_STEP's pair, odd lanes row0's
                     let (s0, s1) = if odd { (y[0], y[1]) } else { (y[2], y[3]) };
                     let r0 = f32::from_bits(shfl_xor::<1>(s0.to_bits()));
                     let r1 = f32::from_bits(shfl_xor::<1>(s1.to_bits()));
                     let (row, col, mut v) = if odd {
-                        (row0 + 8, col0 + 8 * j + 2 * q - 2, [r0, r1, y[2], y[3]])
+                        (row0 + ROW_STEP, col0 + 8 * j + 2 * q - 2, [r0, r1, y[2], y[3]])
                     } else {
                         (row0, col0 + 8 * j + 2 * q, [y[0], y[1], r0, r1])
                     };
@@ -147,7 +149,7 @@ macro_rules! store_rows_fn {
                 });
             } else {
                 unroll!(j2 in [$($j2),*] {
-                    // segment s: row row0 + 8·(s & 1) of block 2·j2 + (s >> 1); this lane's word of it
+                    // segment s: row row0 + ROW_STEP·(s & 1) of block 2·j2 + (s >> 1); this lane's word of it
                     let mut x: [u32; 4] = core::array::from_fn(|s| {
                         let i = 4 * (2 * j2 as usize + (s >> 1)) + 2 * (s & 1);
                         O::pack(d[i] * p.alpha, d[i + 1] * p.alpha)
@@ -156,7 +158,7 @@ macro_rules! store_rows_fn {
                     quad_swap::<2>(&mut x, q);
                     quad_swap::<1>(&mut x, q);
                     // now x[w] is word w (columns 2w, 2w + 1) of segment q
-                    let (row, col) = (row0 + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
+                    let (row, col) = (row0 + ROW_STEP * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)));
                     let addr = at(row, col);
                     if row >= p.m || col >= p.n {
                         // nothing of this block in range

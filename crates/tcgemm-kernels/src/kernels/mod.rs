@@ -128,9 +128,16 @@ macro_rules! gemm_entry {
         };
     };
     (TmaWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false);
+    };
+    (TmaRegisterA $prec:ident, $name:expr, $spec:expr) => {
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, true);
+    };
+    // A TMA entry; `$reg_a`: the consumers read A into registers (`config::Family::TmaRegisterA`).
+    (@tma $prec:ident, $name:expr, $spec:expr, $reg_a:literal) => {
         #[cfg(target_feature = "sm_90a")]
         const _: () = {
-            /// A TMA kernel (`config::Family::TmaWarpSpecialized`).
+            /// A TMA kernel (`config::Family::TmaWarpSpecialized` or `TmaRegisterA`).
             ///
             /// # Safety
             /// Launched only by the host crate with the launch shape of its `config::KERNELS`
@@ -145,7 +152,9 @@ macro_rules! gemm_entry {
                     out(reg64) maps,
                     options(pure, nomem, nostack)
                 );
-                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, false, &p.p, maps);
+                $crate::kernels::gemm_entry!(
+                    @warp_specialized $prec, $spec, false, $reg_a, &p.p, maps
+                );
             }
         };
     };
@@ -160,14 +169,14 @@ macro_rules! gemm_entry {
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
                 // the TMA body with its producer copying by threads (no tensor maps)
-                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, &p, 0);
+                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, &p, 0);
             }
         };
     };
     // The warp-specialized body, persistent (it derives tile and batch item from its work index),
-    // for both producers (`$ldg`: thread copies), with `$p` the `&GemmParams` and `$maps` the
-    // tensor maps' generic address.
-    (@warp_specialized $prec:ident, $spec:expr, $ldg:literal, $p:expr, $maps:expr) => {{
+    // for both producers (`$ldg`: thread copies) and both sources of A (`$reg_a`: registers),
+    // with `$p` the `&GemmParams` and `$maps` the tensor maps' generic address.
+    (@warp_specialized $prec:ident, $spec:expr, $ldg:literal, $reg_a:literal, $p:expr, $maps:expr) => {{
         use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
         const S: $crate::config::KernelSpec = $spec;
         $crate::threadblock::tma_warp_specialized::gemm::<
@@ -179,6 +188,7 @@ macro_rules! gemm_entry {
             { S.block.n },
             { S.stages },
             $ldg,
+            $reg_a,
         >($p, $maps, thread_idx_x(), block_idx_x(), grid_dim_x)
     }};
 }

@@ -17,7 +17,11 @@
 //! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
 //! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
 //! in these kernels, consumers 224) transpose each block in place into the K-major swizzled layout,
-//! fence it for the async proxy and arrive on `full[s]`.
+//! fence it for the async proxy and arrive on `full[s]`. Register-sourced A (`REG_A`, the
+//! `TmaRegisterA` family): an M-major TF32 A arrives as a 16-bit M-major operand does (boxes of one
+//! 128-byte row of m), and each consumer loads its fragments of every k-tile into registers
+//! (`warp::wgmma_register_a`, rows permuted so one 8-byte load brings two) for `wgmma` with A
+//! from registers; its epilogue stores the permuted rows (`ROW_STEP` 1).
 //!
 //! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
 //! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
@@ -50,8 +54,9 @@ use {
     crate::params::{flags, GemmParams},
     crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
-        accumulators, mma_k_tile, n8_blocks, WgmmaInput, N128, N256, SLICE_BYTES,
+        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, N128, N256, SLICE_BYTES,
     },
+    crate::warp::wgmma_register_a::{fragment_row, load_k_tile},
 };
 
 /// Bytes of a k-tile row: one 128-byte swizzle row (the SW128 layout TMA writes and `wgmma` reads).
@@ -179,6 +184,7 @@ pub unsafe fn gemm<
     const BN: u32,
     const STAGES: u32,
     const LDG: bool,
+    const REG_A: bool,
 >(
     p: &GemmParams,
     maps: u64,
@@ -203,6 +209,7 @@ pub unsafe fn gemm<
             N256,
             STAGES,
             LDG,
+            REG_A,
             { accumulators(N256) },
             { n8_blocks(N256) },
         >(p, maps, tid, bid, grid_dim),
@@ -215,6 +222,7 @@ pub unsafe fn gemm<
             N128,
             STAGES,
             LDG,
+            REG_A,
             { accumulators(N128) },
             { n8_blocks(N128) },
         >(p, maps, tid, bid, grid_dim),
@@ -237,6 +245,7 @@ unsafe fn gemm_with_accumulators<
     const BN: u32,
     const STAGES: u32,
     const LDG: bool,
+    const REG_A: bool,
     const ACC: usize,
     const N8: usize,
 >(
@@ -250,8 +259,11 @@ unsafe fn gemm_with_accumulators<
     const { assert!(BM == 2 * CONSUMER_ROWS && ACC == accumulators(BN) && N8 == n8_blocks(BN)) };
     // thread copies write the K-major or MN-major swizzled rows the wgmma form reads (no staging)
     const { assert!(!LDG || T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
-    // staged operands: MN-major ones the wgmma form cannot read
-    let stage_a = TRANS_A && !T::MN_MAJOR_OK;
+    // register-sourced A: an M-major TF32 A, with TMA (the case the staged transpose serves)
+    // (f32 output: `store_rows` is the only writer that takes its permuted rows)
+    const { assert!(!REG_A || (TRANS_A && !T::MN_MAJOR_OK && !LDG && O::IS_F32)) };
+    // staged operands: MN-major ones the wgmma form cannot read (A unless read into registers)
+    let stage_a = TRANS_A && !T::MN_MAJOR_OK && !REG_A;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
     // what the consumers' wgmma sees: MN-major only if loaded as such
     let mn_a = TRANS_A && !stage_a;
@@ -376,9 +388,11 @@ unsafe fn gemm_with_accumulators<
                             tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
                         }
                     } else if TRANS_A {
-                        // M-major A: boxes of 64 m × 64 k
-                        for j in 0..BM / MN_BOX {
-                            let (dst, m) = (a_tile(s) + j * MN_BOX_BYTES, tile.m0 + j * MN_BOX);
+                        // M-major A: boxes of one 128-byte row of m (64 16-bit, 32 tf32) × the
+                        // k-tile's k-rows
+                        let (box_m, box_bytes) = (ROW_BYTES / T::EB, ROW_BYTES * bk);
+                        for j in 0..BM / box_m {
+                            let (dst, m) = (a_tile(s) + j * box_bytes, tile.m0 + j * box_m);
                             tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
                         }
                     } else {
@@ -456,14 +470,36 @@ unsafe fn gemm_with_accumulators<
             while it < end {
                 let s = it % STAGES;
                 mbarrier::wait_parity(full(s), (it / STAGES) & 1);
-                // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box
+                // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box (A from
+                // registers: its two 4 KiB boxes of M-major A)
                 let a0 = a_tile(s) + c * CONSUMER_ROWS * ROW_BYTES;
                 let b0 = b_tile(s);
-                mma_k_tile!(T, &mut d, a0, b0, mn_a, mn_b, it > first; SLICES, MN_SLICE_BYTES, MN_BOX_BYTES);
-                // the previous k-tile's group has completed: its stage may be refilled
-                wgmma::wait_group::<1>();
-                if it > first {
-                    mbarrier::arrive(empty((it - 1) % STAGES));
+                if REG_A {
+                    // B is K-major here: as stored in `tt`, transposed in place in `tn`. The
+                    // fragment loads must not rewrite registers that pending `wgmma`s read (PTX
+                    // leaves it undefined), so the previous k-tile's group is waited for first:
+                    // this consumer's `wgmma`s do not overlap its own loads (the other consumer's
+                    // keep the tensor cores busy meanwhile). Two register sets in turn with
+                    // `wait_group::<1>` made ptxas serialize every `wgmma` (C7513).
+                    wgmma::wait_group::<0>();
+                    if it > first {
+                        mbarrier::arrive(empty((it - 1) % STAGES));
+                    }
+                    let row = fragment_row((tid % 128) / 32, (tid % 32) / 4);
+                    let a = load_k_tile(a0, row, tid % 4);
+                    wgmma::fence();
+                    unroll!(kk in [0, 1, 2, 3] {
+                        let db = wgmma::desc_k_major_sw128(b0 + kk * SLICE_BYTES);
+                        tf32_register_a(&mut d, a[kk as usize], db, it > first || kk > 0);
+                    });
+                    wgmma::commit_group();
+                } else {
+                    mma_k_tile!(T, &mut d, a0, b0, mn_a, mn_b, it > first; SLICES, MN_SLICE_BYTES, MN_BOX_BYTES);
+                    // the previous k-tile's group has completed: its stage may be refilled
+                    wgmma::wait_group::<1>();
+                    if it > first {
+                        mbarrier::arrive(empty((it - 1) % STAGES));
+                    }
                 }
                 it += 1;
             }
@@ -474,13 +510,22 @@ unsafe fn gemm_with_accumulators<
             let (tile, z) = item(w);
             let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
             let t = tid % 128;
-            let row0 = tile.m0 + c * CONSUMER_ROWS + (t / 32) * 16 + (t % 32) / 4;
+            // register-sourced A: the permuted rows of `fragment_row`, the pair adjacent
+            let row0 = if REG_A {
+                tile.m0 + c * CONSUMER_ROWS + fragment_row(t / 32, (t % 32) / 4)
+            } else {
+                tile.m0 + c * CONSUMER_ROWS + (t / 32) * 16 + (t % 32) / 4
+            };
             // TMA kernels' C is 16-byte aligned (their dispatch rule); thread-copy kernels check
             // (`%` as measured: `is_multiple_of` adds a zero-divisor test to the PTX)
             #[allow(clippy::manual_is_multiple_of)]
             let aligned_c = !LDG || (gc | (p.ldc * O::BYTES)) % 16 == 0;
             if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
-                store_rows::<O, ACC>(p, &d, gc, row0, tile.n0, t % 4);
+                if REG_A {
+                    store_rows::<O, ACC, 1>(p, &d, gc, row0, tile.n0, t % 4);
+                } else {
+                    store_rows::<O, ACC, 8>(p, &d, gc, row0, tile.n0, t % 4);
+                }
             } else {
                 // a 16-bit C to read (the fragment writer widens C exactly), or an unaligned C
                 let acc: [[[f32; 4]; N8]; 1] = [core::array::from_fn(|j| {

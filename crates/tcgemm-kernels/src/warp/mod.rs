@@ -6,9 +6,14 @@
 //! - [`mma_sync_tf32`]: `mma.sync.m16n8k8` TF32 fragment loads (`ldmatrix` or scalar), rounded with
 //!   `cvt.rna.tf32.f32`;
 //! - `wgmma` (sm_90a): `wgmma` kinds (f16, bf16, tf32) and the issue of one k-tile from
-//!   shared-memory descriptors.
+//!   shared-memory descriptors;
+//! - [`wgmma_register_a`]: an M-major TF32 A loaded into registers for `wgmma` (its row
+//!   permutation is plain arithmetic, tested on the host).
 
+#[cfg(target_arch = "nvptx64")]
 pub mod mma_sync;
+#[cfg(target_arch = "nvptx64")]
 pub mod mma_sync_tf32;
 #[cfg(target_feature = "sm_90a")]
 pub mod wgmma;
+pub mod wgmma_register_a;

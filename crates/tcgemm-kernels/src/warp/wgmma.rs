@@ -122,6 +122,29 @@ impl WgmmaInput for WgmmaTf32 {
     }
 }
 
+/// `d (+)= A·B` for one 64×N×k8 TF32 slice with A from registers (the thread's fragment `a`, see
+/// [`wgmma_register_a`](super::wgmma_register_a)) and B K-major at descriptor `db`: `m64n256`
+/// (`ACC` = 128) or `m64n128` (`ACC` = 64).
+///
+/// # Safety
+/// As [`wgmma::m64n256k8_f32_tf32_rs`].
+#[inline(always)]
+pub unsafe fn tf32_register_a<const ACC: usize>(
+    d: &mut [f32; ACC],
+    a: [u32; 4],
+    db: u64,
+    accumulate: bool,
+) {
+    by_width!(
+        d,
+        wgmma::m64n256k8_f32_tf32_rs,
+        wgmma::m64n128k8_f32_tf32_rs,
+        a,
+        db,
+        accumulate
+    )
+}
+
 /// Issues the `wgmma`s of one k-tile with the kind `$t`: `$slices` slices of [`SLICE_BYTES`] of k
 /// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 64 for
 /// `m64n128`), A's 64 rows at `$a0`, B's tile at `$b0`;
