@@ -15,7 +15,7 @@ use cudarc::driver::sys::{
     cuTensorMapEncodeTiled, CUresult, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill,
     CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use tcgemm_kernels::config::{tma_staged, Elem, KernelSpec};
+use tcgemm_kernels::config::{tma_staged, Elem, KernelSpec, Math};
 use tcgemm_kernels::params::{flags, GemmParams, TensorMap, TmaParams};
 
 /// One operand's view for TMA.
@@ -86,12 +86,18 @@ impl OperandMap {
         }
     }
 
-    /// Encodes the map for elements of type `elem`.
-    pub(crate) fn encode(&self, elem: Elem) -> Result<TensorMap> {
-        let dtype = match elem {
-            Elem::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-            Elem::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-            Elem::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    /// Encodes the map for the operands of `spec`.
+    ///
+    /// F32 operands of a TF32 kernel are mapped as `TFLOAT32`: TMA rounds each element to TF32
+    /// on its way to shared memory, where `wgmma … .tf32` would otherwise drop the low 13 bits
+    /// of the f32 pattern (truncation). The rounding TMA applies is measured by
+    /// `tests/tf32.rs` (`hopper_kernels_round_like_the_sm80_path`) and stated in docs/precision.md.
+    pub(crate) fn encode(&self, spec: &KernelSpec) -> Result<TensorMap> {
+        let dtype = match (spec.input, spec.math) {
+            (Elem::F16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            (Elem::Bf16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            (Elem::F32, Math::MmaTf32) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
+            (Elem::F32, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
         };
         let (dims, boxes): ([u64; 3], [u32; 3]) = if self.mn_major {
             (
@@ -152,8 +158,8 @@ pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec) -> Result<TmaParams> 
         p.flags |= flags::TMA_BATCH_B;
     }
     Ok(TmaParams {
-        map_a: ma.encode(spec.input)?,
-        map_b: mb.encode(spec.input)?,
+        map_a: ma.encode(spec)?,
+        map_b: mb.encode(spec)?,
         p,
     })
 }
@@ -332,7 +338,7 @@ mod tests {
             GemmParams { a: 0x1004, ..p },
             GemmParams { lda: 1 << 40, ..p },
         ] {
-            match OperandMap::of(&bad, s, true).encode(s.input) {
+            match OperandMap::of(&bad, s, true).encode(s) {
                 Err(crate::Error::InvalidArgument { what, why }) => {
                     assert_eq!(what, "tensor map", "{why}");
                     assert!(why.contains("cuTensorMapEncodeTiled refused"), "{why}");

@@ -224,3 +224,107 @@ fn deterministic_100_runs() {
         }
     }
 }
+
+/// The TF32 patterns of `x` rounded to nearest with ties away from zero (`cvt.rna.tf32.f32`), to
+/// nearest with ties to even, and truncated: an f32 keeps the top 10 of its 23 mantissa bits.
+fn tf32_roundings(x: u32) -> [u32; 3] {
+    const LOW: u32 = (1 << 13) - 1;
+    let away = (x + (1 << 12)) & !LOW;
+    let even = (x + (1 << 12) - 1 + ((x >> 13) & 1)) & !LOW;
+    [away, even, x & !LOW]
+}
+
+/// Finite f32 patterns that tell the roundings apart: random sign, exponent (2⁻²⁷…2²⁷) and
+/// mantissa, the low 13 bits forced to an exact tie, just below or above one, or the whole
+/// mantissa to ones (rounding up carries into the exponent) on half of them.
+fn rounding_probe(rng: &mut Rng) -> u32 {
+    let sign = rng.next_u32() & 0x8000_0000;
+    let exp = rng.range(100, 154) as u32;
+    let mut mant = rng.next_u32() & 0x7F_FFFF;
+    mant = match rng.below(8) {
+        0 => (mant & !0x1FFF) | 0x1000,
+        1 => (mant & !0x1FFF) | 0x0FFF,
+        2 => (mant & !0x1FFF) | 0x1001,
+        3 => 0x7F_FFFF,
+        _ => mant,
+    };
+    sign | (exp << 23) | mant
+}
+
+/// Every TF32 path rounds its inputs the same way, whatever kernel runs: `X·I` and `I·X` (I the
+/// identity, so every product is one rounded input times 1 and the sum is exact) must return
+/// X's entries rounded to nearest with ties away from zero, bit for bit, on dispatch (every
+/// context) and on every TF32 kernel by name, in every layout. A 200-sized square leaves row,
+/// column and k tails on every tile.
+#[test]
+fn every_kernel_rounds_inputs_to_nearest() {
+    let ctxs = gpu_all();
+    if ctxs.is_empty() {
+        return;
+    }
+    let mut rng = Rng::for_test("every_kernel_rounds_inputs_to_nearest");
+    const N: usize = 200;
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        for x_is_a in [true, false] {
+            let pr = p(N, N, N).trans(ta, tb);
+            let label = format!("{} {}", lay(ta, tb), if x_is_a { "X·I" } else { "I·X" });
+            let mut case = Case::<f32, f32>::new(label, pr, &mut rng);
+            // (row, col) of the logical operand to its index in the allocation
+            let (la, lb) = (case.p.layout_a(), case.p.layout_b());
+            let at_a =
+                |r: usize, c: usize| la.offset + if ta { la.at(0, c, r) } else { la.at(0, r, c) };
+            let at_b =
+                |r: usize, c: usize| lb.offset + if tb { lb.at(0, c, r) } else { lb.at(0, r, c) };
+            let mut x = vec![0u32; N * N];
+            for r in 0..N {
+                for c in 0..N {
+                    x[r * N + c] = rounding_probe(&mut rng);
+                    let one = if r == c { 1f32.to_bits() } else { 0 };
+                    let (va, vb) = if x_is_a {
+                        (x[r * N + c], one)
+                    } else {
+                        (one, x[r * N + c])
+                    };
+                    case.a[at_a(r, c)] = va;
+                    case.b[at_b(r, c)] = vb;
+                }
+            }
+            let lc = case.p.layout_c();
+            let mut runs: Vec<(String, &Context, Option<&str>)> = ctxs
+                .iter()
+                .map(|(n, c)| (format!("{n}/dispatch"), *c, None))
+                .collect();
+            for k in tf32_kernels(ta, tb) {
+                if runs_by_name(ctxs[0].1, k, &case.p) {
+                    runs.push((format!("{}/{k}", ctxs[0].0), ctxs[0].1, Some(k)));
+                }
+            }
+            for (name, ctx, kernel) in runs {
+                let out = case.run_with(ctx, kernel);
+                // entries that differ from ties-away; of those, how many match the other modes
+                let (mut off, mut even, mut trunc, mut first) = (0, 0, 0, None);
+                for r in 0..N {
+                    for c in 0..N {
+                        let got = out[lc.offset + lc.at(0, r, c)];
+                        let [away, ev, tr] = tf32_roundings(x[r * N + c]);
+                        if got != away {
+                            off += 1;
+                            even += usize::from(got == ev);
+                            trunc += usize::from(got == tr);
+                            first.get_or_insert((r, c, x[r * N + c], got, away));
+                        }
+                    }
+                }
+                if let Some((r, c, xv, got, want)) = first {
+                    panic!(
+                        "{name}: {off} of {} entries are not X rounded to nearest (ties away); \
+                         {even} of them match ties-to-even, {trunc} truncation; first ({r}, {c}): \
+                         x {xv:#010x} gave {got:#010x}, expected {want:#010x}; {}",
+                        N * N,
+                        case.describe()
+                    );
+                }
+            }
+        }
+    }
+}
