@@ -89,9 +89,10 @@ impl OperandMap {
     /// Encodes the map for the operands of `spec`.
     ///
     /// F32 operands of a TF32 kernel are mapped as `TFLOAT32`: TMA rounds each element to TF32
-    /// on its way to shared memory, where `wgmma … .tf32` would otherwise drop the low 13 bits
-    /// of the f32 pattern (truncation). The rounding TMA applies is measured by
-    /// `tests/tf32.rs` (`hopper_kernels_round_like_the_sm80_path`) and stated in docs/precision.md.
+    /// (to nearest, ties to even: measured, not documented by NVIDIA) on its way to shared
+    /// memory, where `wgmma … .tf32` would otherwise drop the low 13 bits of the f32 pattern
+    /// (truncation). `tests/tf32.rs` (`every_kernel_rounds_inputs_to_nearest`) checks the rule
+    /// bit for bit; docs/precision.md states it for every path.
     pub(crate) fn encode(&self, spec: &KernelSpec) -> Result<TensorMap> {
         let dtype = match (spec.input, spec.math) {
             (Elem::F16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
