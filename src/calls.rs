@@ -273,7 +273,7 @@ impl Context {
     /// model of [`splitk::choose`] on the kernel's loaded f32 twin, when the context splits.
     fn slices(&self, spec: &KernelSpec, problem: &Problem, sms: u32) -> u32 {
         // the cheap kernel-independent test first: most calls have enough tiles
-        if !self.split_k() || !splitk::may_split(problem, problem.tiles(spec.block), sms) {
+        if !self.split_k() || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
             return 1;
         }
         splitk::f32_twin(spec, KERNELS)

@@ -136,7 +136,7 @@ pub(crate) fn signature(
 /// `slices` k-slices (split-K: one block per tile and slice; 1 when not split).
 pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, slices: u32) -> u32 {
     let blocks = p
-        .tiles(spec.block)
+        .tiles(spec.c_tile())
         .saturating_mul(p.gemm().batch.max(1) as u64)
         .saturating_mul(u64::from(slices.max(1)));
     (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
@@ -148,11 +148,10 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, slices
 /// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
 /// equally tie, and rank decides.
 pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
-    let (tm, tn) = p.tile_grid(spec.block);
-    let covered = u128::from(tm)
-        * u128::from(spec.block.m.max(1))
-        * u128::from(tn)
-        * u128::from(spec.block.n.max(1));
+    let tile = spec.c_tile();
+    let (tm, tn) = p.tile_grid(tile);
+    let covered =
+        u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
     let area = (p.gemm().m as u128) * (p.gemm().n as u128);
     if area == 0 || covered <= area {
         return 0;

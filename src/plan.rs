@@ -56,7 +56,7 @@ impl Plan {
         problem: &Problem,
         sm_count: u32,
     ) -> Result<Plan> {
-        let (bm, bn) = (kernel.block.m, kernel.block.n);
+        let (bm, bn) = (kernel.c_tile().m, kernel.c_tile().n);
         if bm == 0 || bn == 0 || kernel.threads == 0 {
             return Err(Error::Unsupported(format!(
                 "kernel table entry `{}` has an empty block tile or no threads; fix its KernelSpec",
@@ -64,7 +64,7 @@ impl Plan {
             )));
         }
         let g = problem.gemm();
-        let tiles = problem.tiles(kernel.block);
+        let tiles = problem.tiles(kernel.c_tile());
         if tiles > MAX_GRID_X {
             return Err(invalid(
                 "m, n",
@@ -75,7 +75,7 @@ impl Plan {
             ));
         }
         if kernel.family.persistent() {
-            let work = problem.work_items(kernel.block);
+            let work = problem.work_items(kernel.c_tile());
             // ≤ sm_count, so it fits u32
             let ctas = work.min(u64::from(sm_count.max(1))) as u32;
             return Ok(Plan::with_grid(kernel, (ctas, 1, 1), kernel.smem_bytes).unsplit(g.k));
@@ -145,7 +145,7 @@ impl Plan {
         };
         // tiles < SMs here, so grid x fits u32; one batch item (grid y) per slice, or for a
         // persistent kernel one CTA per work item (tile, slice) up to the SMs
-        let tiles = problem.tiles(twin.block) as u32;
+        let tiles = problem.tiles(twin.c_tile()) as u32;
         let grid = if twin.family.persistent() {
             ((tiles * slices).min(sm_count.max(1)), 1, 1)
         } else {

@@ -286,7 +286,7 @@ pub(crate) fn check_operands(kernel: &KernelSpec, problem: &Problem) -> Result<(
                 alpha: g.alpha,
             });
         }
-        let work = problem.work_items(kernel.block);
+        let work = problem.work_items(kernel.c_tile());
         if work > u64::from(u32::MAX) {
             return Err(Reason::TooManyWorkItems {
                 family: kernel.family,

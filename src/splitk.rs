@@ -113,7 +113,8 @@ pub(crate) fn counters_bytes(sm_count: u32) -> u64 {
 /// Bytes of workspace enough for every split of every kernel of `table` on a device of
 /// `sm_count` SMs: the counters, then the slices. A split call has `tiles·S ≤ slots`
 /// (`slots = SMs · blocks/SM` of its kernel), so its `S · m · ldw` f32 (with `ldw ≤ n + 3`) are
-/// at most `slots · bm · (bn + 3)`.
+/// at most `slots · bm · (bn + 3)`, `bm × bn` the tile of C a CTA covers
+/// ([`KernelSpec::c_tile`]).
 pub(crate) fn workspace_bound(table: &[KernelSpec], sm_count: u32) -> u64 {
     counters_bytes(sm_count)
         + table
@@ -121,7 +122,8 @@ pub(crate) fn workspace_bound(table: &[KernelSpec], sm_count: u32) -> u64 {
             .filter(|k| k.role() == Role::Gemm && k.output == Elem::F32)
             .map(|k| {
                 let slots = u64::from(sm_count) * u64::from(k.min_blocks_per_sm.max(1));
-                slots * u64::from(k.block.m) * (u64::from(k.block.n) + 3) * 4
+                let tile = k.c_tile();
+                slots * u64::from(tile.m) * (u64::from(tile.n) + 3) * 4
             })
             .max()
             .unwrap_or(0)
@@ -210,7 +212,7 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));
-    let tiles = problem.tiles(kernel.block).max(1);
+    let tiles = problem.tiles(kernel.c_tile()).max(1);
     let slots = u64::from(sm_count) * u64::from(kernel.min_blocks_per_sm.max(1));
     if !may_split(problem, tiles, sm_count) || k < 8 * bk {
         return None;

@@ -45,13 +45,16 @@ pub(crate) struct OperandMap {
 }
 
 impl OperandMap {
-    /// The map of one operand of `p` (`a == true`: A) for a kernel with block tile `spec.block`.
+    /// The map of one operand (`a == true`: A) of `p`, the parameters as the kernel reads them
+    /// (swapped for a kernel that [swaps](KernelSpec::swaps_ab) A and B), for a kernel with block
+    /// tile `spec.block` and operands laid out as its [body](KernelSpec::body_layout) reads them.
     pub(crate) fn of(p: &GemmParams, spec: &KernelSpec, a: bool) -> Self {
         let eb = u64::from(spec.input.bytes());
+        let (trans_a, trans_b) = spec.body_layout();
         let (base, ld, stride, rows, box_rows, mn_major) = if a {
-            (p.a, p.lda, p.stride_a, p.m, spec.block.m, spec.trans_a)
+            (p.a, p.lda, p.stride_a, p.m, spec.block.m, trans_a)
         } else {
-            (p.b, p.ldb, p.stride_b, p.n, spec.block.n, !spec.trans_b)
+            (p.b, p.ldb, p.stride_b, p.n, spec.block.n, !trans_b)
         };
         let staged = tma_staged(spec, a);
         let k = u64::from(p.k.max(1));
@@ -147,11 +150,13 @@ impl OperandMap {
     }
 }
 
-/// The kernel argument of a TMA kernel: both tensor maps plus `p` (with the batch flags set).
+/// The kernel argument of a TMA kernel for the call's parameters `p`: both tensor maps plus the
+/// parameters as the kernel reads them (with the batch flags set; [swapped](GemmParams::swapped)
+/// for a kernel that [swaps](KernelSpec::swaps_ab) A and B).
 pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec) -> Result<TmaParams> {
+    let mut p = if spec.swaps_ab() { p.swapped() } else { p };
     let ma = OperandMap::of(&p, spec, true);
     let mb = OperandMap::of(&p, spec, false);
-    let mut p = p;
     if ma.batch > 1 {
         p.flags |= flags::TMA_BATCH_A;
     }
@@ -275,9 +280,10 @@ mod tests {
                 OperandMap::of(&p, spec, false),
             );
             let register_a = spec.family == Family::TmaRegisterA;
+            let (trans_a, trans_b) = spec.body_layout();
             assert_eq!(
                 (a.staged, b.staged),
-                (spec.trans_a && !register_a, !spec.trans_b),
+                (trans_a && !register_a, !trans_b),
                 "{}",
                 spec.name
             );
@@ -286,8 +292,42 @@ mod tests {
                 let want = if m.mn_major { 32 } else { rows };
                 assert_eq!((m.box_rows, m.box_k), (want, 32), "{}", spec.name);
             }
-            assert_eq!(a.mn_major, spec.trans_a, "{}", spec.name);
+            assert_eq!(a.mn_major, trans_a, "{}", spec.name);
             assert_eq!(b.mn_major, b.staged, "{}", spec.name);
+        }
+    }
+
+    /// A kernel that swaps A and B maps the call's B (N-major, `ldb`) as its M-major A, boxes of
+    /// one 128-byte row, and the call's A as its K-major B, boxes of the tile's 128 rows.
+    #[test]
+    fn swapping_kernels_map_b_as_their_a() {
+        let p = GemmParams {
+            a: 0x1000,
+            b: 0x2000,
+            flags: flags::VEC_A,
+            ..packed_100x130x70()
+        };
+        for nn in KERNELS.iter().filter(|k| k.swaps_ab()) {
+            assert!(!nn.trans_a && !nn.trans_b, "{}", nn.name);
+            let s = p.swapped();
+            assert_eq!(s.flags, flags::VEC_B);
+            let (a, b) = (OperandMap::of(&s, nn, true), OperandMap::of(&s, nn, false));
+            assert_eq!(
+                (a.base, a.rows, a.row_bytes),
+                (0x2000, 130, 136 * 4),
+                "{}",
+                nn.name
+            );
+            assert!(a.mn_major && !a.staged, "{}", nn.name);
+            assert_eq!((a.box_rows, a.box_k), (32, 32), "{}", nn.name);
+            assert_eq!(
+                (b.base, b.rows, b.row_bytes),
+                (0x1000, 100, 104 * 4),
+                "{}",
+                nn.name
+            );
+            assert!(!b.mn_major && !b.staged, "{}", nn.name);
+            assert_eq!((b.box_rows, b.box_k), (nn.block.n, 32), "{}", nn.name);
         }
     }
 

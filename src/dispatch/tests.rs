@@ -495,3 +495,51 @@ fn hopper_unaligned_calls_take_thread_copy_kernels() {
         Family::MmaSyncMultistage
     );
 }
+
+#[test]
+fn tf32_with_an_mn_major_operand_takes_register_a_kernels() {
+    // aligned TF32 on 132 SMs: A M-major (`tn`, `tt`) or B N-major with A K-major (`nn`, which
+    // swaps A and B) goes to the register-sourced kernels; `nt` (both K-major) to the TMA kernel
+    let pick = |g: Gemm| {
+        let p = problem(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, true);
+        select(KERNELS, &p, Some(132), |_| true, |_| 1).unwrap()
+    };
+    for (ta, tb) in [(false, false), (true, false), (true, true), (false, true)] {
+        let g = |m, n| Gemm::new(m, n, 4096).trans_a(ta).trans_b(tb);
+        let s = pick(g(4096, 4096));
+        let family = if !ta && tb {
+            Family::TmaWarpSpecialized
+        } else {
+            Family::TmaRegisterA
+        };
+        assert_eq!(
+            (s.family, s.block.m, s.block.n),
+            (family, 128, 256),
+            "{}",
+            s.name
+        );
+        assert_eq!(s.swaps_ab(), !ta && !tb, "{}", s.name);
+        // 64 tiles of 128×256 (or 256×128 of C when swapped) leave SMs idle: 128×128
+        let s = pick(g(2048, 1024));
+        assert_eq!(
+            (s.family, s.c_tile().m, s.c_tile().n),
+            (family, 128, 128),
+            "{}",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn swapped_kernels_count_tiles_of_c_transposed() {
+    let nn = KERNELS
+        .iter()
+        .find(|k| k.swaps_ab() && k.block.n == 256)
+        .unwrap();
+    assert_eq!((nn.c_tile().m, nn.c_tile().n), (256, 128));
+    // 100 rows of C are one 256-row tile, 1000 columns eight of 128
+    let p = problem(&Gemm::new(100, 1000, 64), Elem::F32, Elem::F32, true);
+    assert_eq!(fill_percent(nn, &p, 132, 1), 8 * 100 / 132);
+    // 256·1024 computed for 100·1000: 2.6×, class ⌊log₂ 6.9⌋ = 2
+    assert_eq!(padding_class(nn, &p), 2);
+}

@@ -105,7 +105,7 @@ fn decode_shapes_split_within_bounds() {
             assert!(ks >= MIN_SLICE_K.max(4 * bk), "{what}");
             assert!((s - 1) * ks < kk && kk <= s * ks, "{what}");
             let slots = u64::from(SMS) * u64::from(k.min_blocks_per_sm);
-            assert!(p.tiles(k.block) * s <= slots, "{what}");
+            assert!(p.tiles(k.c_tile()) * s <= slots, "{what}");
             if k.family.persistent() {
                 assert_eq!(s * ks, kk, "{what}: a TMA kernel's slices divide K");
             }

@@ -7,7 +7,12 @@
 //! the module's calls (`// callseq 80, 0`), the block comments are padded to the labels' width,
 //! and the first function's parameter list carries its name (`// @NAME`). A kernel whose text
 //! differs only in label numbers and comments is reported as `renumbered` (same instructions, same
-//! blocks; ptxas emits the same machine code) and is not a difference. Likewise the text outside
+//! blocks; ptxas emits the same machine code) and is not a difference. A kernel that differs only
+//! in the numbers of its virtual registers too (`%r225` where the base has `%r224`, one name for
+//! one name throughout, and the counts of the `.reg` declarations) and of its basic blocks
+//! (`$L__BB64_633` for `$L__BB64_635`: LLVM numbers blocks before removing dead ones) is reported
+//! as `renamed`: the same instructions on the same values in the same blocks; not a difference
+//! either. Likewise the text outside
 //! the kernels is compared without comments (the header's kernel count `// Kernels: N`, the
 //! `// .globl` marker of each entry, the call numbers) and blank lines.
 
@@ -66,11 +71,66 @@ fn without_position_numbers(text: &str) -> String {
     out
 }
 
+/// `text` without position numbers ([`without_position_numbers`]) and its `.reg` declarations,
+/// its virtual registers (`%` lowercase letters digits, e.g. `%rd12`) and basic-block labels
+/// (`$L__BB_155`) renumbered per kind in order of first use: two kernels that differ only in the
+/// names of their registers and blocks compare equal.
+fn with_registers_renamed(text: &str) -> String {
+    const LABEL: &str = "$L__BB_";
+    let code = without_position_numbers(text);
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut out = String::with_capacity(code.len());
+    for line in code.lines().filter(|l| !l.trim_start().starts_with(".reg")) {
+        let mut rest = line;
+        while let Some(i) = rest.find(['%', '$']) {
+            let (head, tail) = rest.split_at(i);
+            out.push_str(head);
+            // the kind: `%` and the register's letters, or the label prefix
+            let kind_len = if tail.starts_with(LABEL) {
+                LABEL.len()
+            } else if let Some(reg) = tail.strip_prefix('%') {
+                1 + reg.bytes().take_while(u8::is_ascii_lowercase).count()
+            } else {
+                0
+            };
+            let digits = tail[kind_len..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            if kind_len <= 1 || digits == 0 {
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+                continue;
+            }
+            let (name, after) = tail.split_at(kind_len + digits);
+            let kind = &name[..kind_len];
+            let renamed = match names.iter().find(|(n, _)| n == name) {
+                Some((_, r)) => r.clone(),
+                None => {
+                    let k = names
+                        .iter()
+                        .filter(|(_, r)| r.starts_with(&format!("{kind}#")))
+                        .count();
+                    let r = format!("{kind}#{k}");
+                    names.push((name.to_string(), r.clone()));
+                    r
+                }
+            };
+            out.push_str(&renamed);
+            rest = after;
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}
+
 /// Counts of one comparison.
 #[derive(Default)]
 struct Tally {
     identical: usize,
     renumbered: usize,
+    renamed: usize,
     differ: usize,
     allowed: usize,
     unexplained: Vec<String>,
@@ -91,6 +151,13 @@ fn compare_module(base: &str, kept: &str, target: Target, allow: &[String], t: &
                 t.renumbered += 1;
                 println!(
                     "renumbered {cpu:<6}  {name} (identical but for label numbers and comments)"
+                );
+                continue;
+            }
+            Some((_, old)) if with_registers_renamed(old) == with_registers_renamed(text) => {
+                t.renamed += 1;
+                println!(
+                    "renamed    {cpu:<6}  {name} (identical but for register and block numbers and comments)"
                 );
                 continue;
             }
@@ -152,10 +219,11 @@ pub fn ptx_diff(root: &Path, dir: &Path, allow: &[String]) -> Result<(), String>
         compare_module(&base, &kept, target, allow, &mut t);
     }
     println!(
-        "ptx-diff: {} kernels: {} identical, {} identical but for label numbers and comments, {} differ ({} on the allow list {:?})",
-        t.identical + t.renumbered + t.differ,
+        "ptx-diff: {} kernels: {} identical, {} identical but for label numbers and comments, {} but for register and block numbers, {} differ ({} on the allow list {:?})",
+        t.identical + t.renumbered + t.renamed + t.differ,
         t.identical,
         t.renumbered,
+        t.renamed,
         t.differ,
         t.allowed,
         allow
@@ -203,6 +271,30 @@ mod tests {
             without_position_numbers("%r64_1"),
             without_position_numbers("%r65_1")
         );
+    }
+
+    #[test]
+    fn registers_are_renamed_consistently_and_nothing_else() {
+        let a = "\t.reg .b32 \t%r<300>;\n\tadd.s32 \t%r225, %r3, %r225;\n\tmov.u32 \t%r8, %tid.x;\n\tld.u64 %rd2, [%rd1+8];";
+        let b = "\t.reg .b32 \t%r<299>;\n\tadd.s32 \t%r224, %r3, %r224;\n\tmov.u32 \t%r9, %tid.x;\n\tld.u64 %rd7, [%rd1+8];";
+        assert_eq!(with_registers_renamed(a), with_registers_renamed(b));
+        assert!(with_registers_renamed(a).contains("%r#0, %r#1, %r#0;"));
+        // one name for two, an operand moved, or another instruction: still a difference
+        let two =
+            "\tadd.s32 \t%r225, %r3, %r226;\n\tmov.u32 \t%r8, %tid.x;\n\tld.u64 %rd2, [%rd1+8];";
+        let moved =
+            "\tadd.s32 \t%r225, %r225, %r3;\n\tmov.u32 \t%r8, %tid.x;\n\tld.u64 %rd2, [%rd1+8];";
+        let other =
+            "\tsub.s32 \t%r225, %r3, %r225;\n\tmov.u32 \t%r8, %tid.x;\n\tld.u64 %rd2, [%rd1+8];";
+        for c in [two, moved, other] {
+            assert_ne!(with_registers_renamed(a), with_registers_renamed(c), "{c}");
+        }
+        // block numbers likewise: consistent renumbering only
+        let l1 = "@%p1 bra \t$L__BB3_616;\n$L__BB3_616:\n\tbra.uni $L__BB3_2;";
+        let l2 = "@%p1 bra \t$L__BB5_844;\n$L__BB5_844:\n\tbra.uni $L__BB5_3;";
+        let l3 = "@%p1 bra \t$L__BB5_844;\n$L__BB5_845:\n\tbra.uni $L__BB5_3;";
+        assert_eq!(with_registers_renamed(l1), with_registers_renamed(l2));
+        assert_ne!(with_registers_renamed(l1), with_registers_renamed(l3));
     }
 
     #[test]

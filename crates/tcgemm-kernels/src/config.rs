@@ -133,8 +133,10 @@ pub enum Family {
     /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body for a TF32 A stored
     /// M-major (`tn`, `tt`): TMA writes A's boxes as it writes a 16-bit M-major operand, and the
     /// consumers load their fragments of A into registers for `wgmma` (A from registers) instead
-    /// of the producer transposing A in shared memory (`warp::wgmma_register_a`). Needs TMA's
-    /// alignment.
+    /// of the producer transposing A in shared memory (`warp::wgmma_register_a`). In `nn` (B
+    /// stored N-major, A K-major) the kernel swaps the operands ([`KernelSpec::swaps_ab`]): it
+    /// computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`, a `tt` product whose register operand is B, and stores its
+    /// tile transposed. Needs TMA's alignment.
     TmaRegisterA,
     /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body with a producer
     /// warpgroup that copies the operands by threads (`ld.global` into registers, then
@@ -290,10 +292,51 @@ impl KernelSpec {
     pub const fn role(&self) -> Role {
         self.family.role()
     }
+
+    /// The kernel computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`: its body reads the call's B as its A and the
+    /// call's A as its B (the host exchanges them, and `m` with `n`, in the parameters it passes:
+    /// `GemmParams::swapped`), and stores its tile of `Cᵀ` transposed, into C as the call laid
+    /// it out. A [`TmaRegisterA`](Family::TmaRegisterA) kernel in `nn`: the swap turns the
+    /// N-major B into the M-major operand it reads into registers.
+    ///
+    /// ```
+    /// use tcgemm_kernels::config::find_kernel;
+    /// let nn = find_kernel("tf32_nn_128x256x32_w64x256_s4_tma_areg").unwrap();
+    /// assert!(nn.swaps_ab());
+    /// assert_eq!(nn.body_layout(), (true, true));
+    /// assert_eq!((nn.c_tile().m, nn.c_tile().n), (256, 128));
+    /// assert!(!find_kernel("tf32_tt_128x256x32_w64x256_s4_tma_areg").unwrap().swaps_ab());
+    /// ```
+    pub const fn swaps_ab(&self) -> bool {
+        matches!(self.family, Family::TmaRegisterA) && !self.trans_a && !self.trans_b
+    }
+
+    /// `(trans_a, trans_b)` of the operands as the kernel's body reads them: the call's layout,
+    /// or for a kernel that [swaps](KernelSpec::swaps_ab) A and B, `(!trans_b, !trans_a)` (the
+    /// call's B stored transposed is its A stored as is).
+    pub const fn body_layout(&self) -> (bool, bool) {
+        if self.swaps_ab() {
+            (!self.trans_b, !self.trans_a)
+        } else {
+            (self.trans_a, self.trans_b)
+        }
+    }
+
+    /// The tile of the call's C one work item (or CTA) covers: the block tile, or its transpose
+    /// for a kernel that [swaps](KernelSpec::swaps_ab) A and B (rows of its tile are columns of
+    /// C). Tile counts, padding and waves are counted on it.
+    pub const fn c_tile(&self) -> GemmShape {
+        if self.swaps_ab() {
+            GemmShape::new(self.block.n, self.block.m, self.block.k)
+        } else {
+            self.block
+        }
+    }
 }
 
-/// Whether operand A (`a`) or B of a TMA kernel is transposed in shared memory: a TF32 operand
-/// stored MN-major (A transposed, B not transposed), except A in the
+/// Whether the body's operand A (`a`) or B of a TMA kernel ([`KernelSpec::body_layout`]: after
+/// a [swap](KernelSpec::swaps_ab), A is the call's B) is transposed in shared memory: a TF32
+/// operand stored MN-major (A transposed, B not transposed), except A in the
 /// [`TmaRegisterA`](Family::TmaRegisterA) kernels, whose consumers read it into registers. Its
 /// tensor map is unswizzled with boxes of 32 rows × 32 k, which the kernel's producer warpgroup
 /// transposes in place.
@@ -304,14 +347,17 @@ impl KernelSpec {
 /// assert!(!tma_staged(nn, true) && tma_staged(nn, false));
 /// let tn = find_kernel("tf32_tn_128x256x32_w64x256_s4_tma_areg").unwrap();
 /// assert!(!tma_staged(tn, true) && tma_staged(tn, false));
+/// let nn = find_kernel("tf32_nn_128x256x32_w64x256_s4_tma_areg").unwrap();
+/// assert!(!tma_staged(nn, true) && !tma_staged(nn, false));
 /// ```
 pub const fn tma_staged(spec: &KernelSpec, a: bool) -> bool {
+    let (trans_a, trans_b) = spec.body_layout();
     spec.family.needs_tma()
         && matches!(spec.input, Elem::F32)
         && if a {
-            spec.trans_a && !matches!(spec.family, Family::TmaRegisterA)
+            trans_a && !matches!(spec.family, Family::TmaRegisterA)
         } else {
-            !spec.trans_b
+            !trans_b
         }
 }
 

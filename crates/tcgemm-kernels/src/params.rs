@@ -85,6 +85,53 @@ impl GemmParams {
     pub const fn tiles(&self, bm: u32, bn: u32) -> (u32, u32) {
         (self.m.div_ceil(bm), self.n.div_ceil(bn))
     }
+
+    /// The parameters of `Cᵀ = op(B)ᵀ·op(A)ᵀ` as a kernel that swaps A and B reads them
+    /// ([`KernelSpec::swaps_ab`](crate::config::KernelSpec::swaps_ab)): A and B exchanged
+    /// (addresses, leading dimensions, batch strides and their flags) and `m` with `n`; C, `k`
+    /// and the rest as they are (the kernel stores its tile of `Cᵀ` transposed, into C as laid
+    /// out). Swapping twice gives the parameters back.
+    ///
+    /// ```
+    /// use tcgemm_kernels::params::{flags, GemmParams};
+    /// let p = GemmParams { a: 1, b: 2, lda: 30, ldb: 50, m: 10, n: 50, k: 30,
+    ///                      flags: flags::VEC_A | flags::BETA_ZERO, ..GemmParams::default() };
+    /// let s = p.swapped();
+    /// assert_eq!((s.a, s.b, s.lda, s.ldb, s.m, s.n, s.k), (2, 1, 50, 30, 50, 10, 30));
+    /// assert_eq!(s.flags, flags::VEC_B | flags::BETA_ZERO);
+    /// assert_eq!(s.swapped(), p);
+    /// ```
+    pub const fn swapped(self) -> GemmParams {
+        let pairs = [
+            (flags::VEC_A, flags::VEC_B),
+            (flags::TMA_BATCH_A, flags::TMA_BATCH_B),
+        ];
+        let mut f = self.flags;
+        let mut i = 0;
+        while i < pairs.len() {
+            let (fa, fb) = pairs[i];
+            f &= !(fa | fb);
+            if self.flags & fa != 0 {
+                f |= fb;
+            }
+            if self.flags & fb != 0 {
+                f |= fa;
+            }
+            i += 1;
+        }
+        GemmParams {
+            a: self.b,
+            b: self.a,
+            lda: self.ldb,
+            ldb: self.lda,
+            stride_a: self.stride_b,
+            stride_b: self.stride_a,
+            m: self.n,
+            n: self.m,
+            flags: f,
+            ..self
+        }
+    }
 }
 
 /// An opaque, host-encoded TMA tensor map (`CUtensorMap`: 128 bytes). TMA needs it 64-byte aligned;

@@ -12,6 +12,11 @@
 //! through [`super::fragment::store_pairs`] instead, which widens C exactly. Out-of-range
 //! columns of a tail are stored element by element; rows beyond `m` not at all. C's base, `ldc` and
 //! batch stride are 16-byte aligned (the TMA kernels' dispatch rule).
+//!
+//! A kernel that swaps A and B (`config::KernelSpec::swaps_ab`) holds a tile of `Cᵀ` (rows
+//! permuted, `ROW_STEP` 1) and stores it transposed ([`store_rows_transposed`], f32 only): lanes
+//! `l` and `l ^ 4` hold rows `r, r + 1` and `r + 2, r + 3` of the same columns and swap one pair
+//! per block, so each holds 4 consecutive rows of one column, a 16-byte store into a row of C.
 
 use super::OutputElem;
 use crate::arch::convert::fma_rn_f32;
@@ -75,7 +80,40 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
     }
 }
 
-/// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators: the body unrolled over the
+/// Stores `C = alpha·tᵀ (+ beta·C)` for a tile `t` of `Cᵀ` (f32 output) whose rows `row0`,
+/// `row0 + 1` (the permuted rows of `warp::wgmma_register_a::fragment_row`: `row0 % 4` is 0 in
+/// lane `l` and 2 in lane `l ^ 4`), columns `col0 + 8j + 2q, +1` (`q = lane % 4`) the thread
+/// holds as `d[4j..4j + 4]`: element `(row, col)` of the tile goes to `C[col][row]`. `p` is the
+/// swapped problem (`p.m` rows of `Cᵀ`, `p.n` columns; `ldc` C's own). 16-byte stores of 4 rows
+/// of one column; the rows beyond `p.m` of a tail element by element; columns beyond `p.n` not at
+/// all.
+///
+/// # Safety
+/// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`,
+/// 16-byte aligned with `ldc` a multiple of 4.
+#[inline(always)]
+pub unsafe fn store_rows_transposed<const ACC: usize>(
+    p: &GemmParams,
+    d: &[f32; ACC],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+    lane: u32,
+) {
+    const { assert!(ACC == 128 || ACC == 64, "wgmma widths: m64n256, m64n128") };
+    if ACC == 128 {
+        // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
+        store_rows_transposed_n256(p, d, gc, row0, col0, lane);
+    } else {
+        // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
+        store_rows_transposed_n128(p, d, gc, row0, col0, lane);
+    }
+}
+
+/// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators, and `$name_t`,
+/// [`store_rows_transposed`] of them: the bodies unrolled over the
 /// `$acc / 4` blocks of 8 columns `$j` (f32 output) and the `$acc / 8` pairs of blocks `$j2`
 /// (16-bit output). One body for both widths, each with literal loop bounds: one body generic over
 /// `ACC` with a guard per unrolled block (`4·j < ACC`) changed the code of the `m64n256` writer, and
@@ -85,7 +123,72 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
 /// optimized apart before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX
 /// identity").
 macro_rules! store_rows_fn {
-    ($name:ident, $acc:literal, [$($j:literal),*], [$($j2:literal),*]) => {
+    ($name:ident, $name_t:ident, $acc:literal, [$($j:literal),*], [$($j2:literal),*]) => {
+        /// [`store_rows_transposed`] of `[f32; $acc]` accumulators.
+        ///
+        /// # Safety
+        /// As [`store_rows_transposed`].
+        #[inline(always)]
+        unsafe fn $name_t(
+            p: &GemmParams,
+            d: &[f32; $acc],
+            gc: u64,
+            row0: u32,
+            col0: u32,
+            lane: u32,
+        ) {
+            let beta_zero = p.flags & flags::BETA_ZERO != 0;
+            let q = lane % 4;
+            let upper = lane & 4 != 0;
+            // the four rows of the lane pair start at the lower lane's `row0`
+            let row = if upper { row0 - 2 } else { row0 };
+            // unrolled: `d` must stay in registers
+            unroll!(j in [$($j),*] {
+                let i = 4 * j as usize;
+                // (row0, c), (row0, c + 1), (row0 + 1, c), (row0 + 1, c + 1)
+                let y = [
+                    d[i] * p.alpha,
+                    d[i + 1] * p.alpha,
+                    d[i + 2] * p.alpha,
+                    d[i + 3] * p.alpha,
+                ];
+                // the lower lane sends column c + 1's pair, the upper lane column c's
+                let (s0, s1) = if upper { (y[0], y[2]) } else { (y[1], y[3]) };
+                let r0 = f32::from_bits(shfl_xor::<4>(s0.to_bits()));
+                let r1 = f32::from_bits(shfl_xor::<4>(s1.to_bits()));
+                let (col, mut v) = if upper {
+                    (col0 + 8 * j + 2 * q + 1, [r0, r1, y[1], y[3]])
+                } else {
+                    (col0 + 8 * j + 2 * q, [y[0], y[2], r0, r1])
+                };
+                // tile element (row + e, col) is C's (col, row + e)
+                let addr = gc.wrapping_add((col as u64 * p.ldc + row as u64) * 4);
+                if col >= p.n || row >= p.m {
+                    // nothing of this column in range
+                } else if row + 4 <= p.m {
+                    if !beta_zero {
+                        let c = ld_global_v4_f32(addr);
+                        unroll!(e in [0, 1, 2, 3] {
+                            let e = e as usize;
+                            v[e] = fma_rn_f32(p.beta, c[e], v[e]);
+                        });
+                    }
+                    st_global_v4_f32(addr, v);
+                } else {
+                    unroll!(e in [0, 1, 2, 3] {
+                        if row + e < p.m {
+                            let a = addr + u64::from(e) * 4;
+                            let mut x = v[e as usize];
+                            if !beta_zero {
+                                x = fma_rn_f32(p.beta, ld_global_f32(a), x);
+                            }
+                            st_global_f32(a, x);
+                        }
+                    });
+                }
+            });
+        }
+
         /// [`store_rows`] of `[f32; $acc]` accumulators.
         ///
         /// # Safety
@@ -180,6 +283,7 @@ macro_rules! store_rows_fn {
 
 store_rows_fn!(
     store_rows_n256,
+    store_rows_transposed_n256,
     128,
     [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
@@ -189,6 +293,7 @@ store_rows_fn!(
 );
 store_rows_fn!(
     store_rows_n128,
+    store_rows_transposed_n128,
     64,
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
     [0, 1, 2, 3, 4, 5, 6, 7]

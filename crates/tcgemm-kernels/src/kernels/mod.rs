@@ -182,13 +182,14 @@ macro_rules! gemm_entry {
         $crate::threadblock::tma_warp_specialized::gemm::<
             $crate::catalog::rules::precision!(wgmma $prec),
             $crate::catalog::rules::precision!(out $prec),
-            { S.trans_a },
-            { S.trans_b },
+            { S.body_layout().0 },
+            { S.body_layout().1 },
             { S.block.m },
             { S.block.n },
             { S.stages },
             $ldg,
             $reg_a,
+            { S.swaps_ab() },
         >($p, $maps, thread_idx_x(), block_idx_x(), grid_dim_x)
     }};
 }

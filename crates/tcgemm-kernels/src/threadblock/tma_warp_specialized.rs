@@ -21,7 +21,10 @@
 //! `TmaRegisterA` family): an M-major TF32 A arrives as a 16-bit M-major operand does (boxes of one
 //! 128-byte row of m), and each consumer loads its fragments of every k-tile into registers
 //! (`warp::wgmma_register_a`, rows permuted so one 8-byte load brings two) for `wgmma` with A
-//! from registers; its epilogue stores the permuted rows (`ROW_STEP` 1).
+//! from registers; its epilogue stores the permuted rows (`ROW_STEP` 1). Swapped (`SWAP_AB`,
+//! `config::KernelSpec::swaps_ab`: `nn`): the host passes the problem of `Cᵀ = op(B)ᵀ·op(A)ᵀ`
+//! (a `tt` product, B the register operand) and the epilogue stores the tile transposed
+//! (`store_rows_transposed`).
 //!
 //! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
 //! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
@@ -50,7 +53,11 @@ use {
     crate::arch::sync::{sync_threads, sync_warp},
     crate::arch::tma,
     crate::arch::wgmma,
-    crate::epilogue::{fragment::store_pairs, wgmma::store_rows, OutputElem},
+    crate::epilogue::{
+        fragment::store_pairs,
+        wgmma::{store_rows, store_rows_transposed},
+        OutputElem,
+    },
     crate::params::{flags, GemmParams},
     crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
@@ -185,6 +192,7 @@ pub unsafe fn gemm<
     const STAGES: u32,
     const LDG: bool,
     const REG_A: bool,
+    const SWAP_AB: bool,
 >(
     p: &GemmParams,
     maps: u64,
@@ -210,6 +218,7 @@ pub unsafe fn gemm<
             STAGES,
             LDG,
             REG_A,
+            SWAP_AB,
             { accumulators(N256) },
             { n8_blocks(N256) },
         >(p, maps, tid, bid, grid_dim),
@@ -223,6 +232,7 @@ pub unsafe fn gemm<
             STAGES,
             LDG,
             REG_A,
+            SWAP_AB,
             { accumulators(N128) },
             { n8_blocks(N128) },
         >(p, maps, tid, bid, grid_dim),
@@ -246,6 +256,7 @@ unsafe fn gemm_with_accumulators<
     const STAGES: u32,
     const LDG: bool,
     const REG_A: bool,
+    const SWAP_AB: bool,
     const ACC: usize,
     const N8: usize,
 >(
@@ -262,6 +273,8 @@ unsafe fn gemm_with_accumulators<
     // register-sourced A: an M-major TF32 A, with TMA (the case the staged transpose serves)
     // (f32 output: `store_rows` is the only writer that takes its permuted rows)
     const { assert!(!REG_A || (TRANS_A && !T::MN_MAJOR_OK && !LDG && O::IS_F32)) };
+    // swapped: a tile of Cᵀ with the permuted rows of register-sourced A, stored transposed
+    const { assert!(!SWAP_AB || REG_A) };
     // staged operands: MN-major ones the wgmma form cannot read (A unless read into registers)
     let stage_a = TRANS_A && !T::MN_MAJOR_OK && !REG_A;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
@@ -520,7 +533,9 @@ unsafe fn gemm_with_accumulators<
             // (`%` as measured: `is_multiple_of` adds a zero-divisor test to the PTX)
             #[allow(clippy::manual_is_multiple_of)]
             let aligned_c = !LDG || (gc | (p.ldc * O::BYTES)) % 16 == 0;
-            if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
+            if SWAP_AB {
+                store_rows_transposed::<ACC>(p, &d, gc, row0, tile.n0, t % 32);
+            } else if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
                 if REG_A {
                     store_rows::<O, ACC, 1>(p, &d, gc, row0, tile.n0, t % 4);
                 } else {

@@ -85,7 +85,7 @@ mod tests {
         for w in 0..4 {
             for g in 0..8 {
                 let m = fragment_row(w, g);
-                assert!(m % 2 == 0 && m + 1 < 64, "warp {w} g {g}: {m}");
+                assert!(m.is_multiple_of(2) && m + 1 < 64, "warp {w} g {g}: {m}");
                 seen[m as usize] += 1;
                 seen[m as usize + 1] += 1;
             }
@@ -105,7 +105,7 @@ mod tests {
                         for lane in 16 * half..16 * half + 16 {
                             let (g, q) = (lane / 4, lane % 4);
                             let off = mn_major_offset(fragment_row(w, g), 8 * kk + q + col);
-                            assert!(off % 8 == 0 && off + 8 <= 2 * BOX_BYTES);
+                            assert!(off.is_multiple_of(8) && off + 8 <= 2 * BOX_BYTES);
                             banks.extend([(off / 4) % 32, (off / 4 + 1) % 32]);
                         }
                         banks.sort_unstable();
