@@ -32,8 +32,8 @@
 //!
 //! A progress line per case goes to stderr; the ceilings table and then the results table go to
 //! stdout (the results table, then the per-suite summary (geomean and worst row), last). Without libcublas the report has tcgemm's figures alone and
-//! says why. Exit status: 0 done, 1 a case failed (an error other than "unsupported", or
-//! non-finite entries in tcgemm's C) or the report could not be written, 2 no usable CUDA GPU,
+//! says why. Exit status: 0 done, 1 a case failed (an error other than "unsupported" or a
+//! `--kernels` kernel refusing the call, or non-finite entries in tcgemm's C) or the report could not be written, 2 no usable CUDA GPU,
 //! 64 bad arguments.
 
 mod measure;
@@ -214,11 +214,11 @@ fn progress_figures(m: &Result<measure::Meas, String>, who: &str) -> String {
     }
 }
 
-/// Whether a tcgemm result is a failure: an error other than "unsupported", or non-finite
-/// entries in C.
+/// Whether a tcgemm result is a failure: an error other than "unsupported" or a named kernel's
+/// refusal ([`report::is_refusal`]), or non-finite entries in C.
 fn ours_failed(m: &Result<measure::Meas, String>) -> bool {
     match m {
-        Err(e) => !e.starts_with("unsupported"),
+        Err(e) => !(e.starts_with("unsupported") || report::is_refusal(e)),
         Ok(m) => !m.err.is_finite(),
     }
 }

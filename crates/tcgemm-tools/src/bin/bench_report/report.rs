@@ -31,10 +31,19 @@ pub fn rel_err(e: f64) -> String {
     }
 }
 
+/// Whether `msg` is a kernel named by `--kernels` refusing the call (`Context::gemm_with_kernel`:
+/// the call breaks a rule of the kernel's family, e.g. TMA's alignment): a row that does not
+/// exist, not a failure.
+pub fn is_refusal(msg: &str) -> bool {
+    msg.starts_with("invalid argument `kernel`")
+}
+
 /// A short table cell for an error message; the full text goes to the notes.
 fn short(msg: &str) -> String {
     if msg.starts_with("unsupported") {
         "unsupported".into()
+    } else if is_refusal(msg) {
+        "refused".into()
     } else if msg.starts_with("cuBLAS unavailable") {
         "n/a".into()
     } else {

@@ -3,7 +3,7 @@
 use clap::{CommandFactory, Parser};
 use tcgemm_testkit::{Path, Shape};
 
-use super::Args;
+use super::{ours_failed, Args};
 
 fn args(line: &[&str]) -> Result<Args, clap::Error> {
     Args::try_parse_from(std::iter::once("bench_report").chain(line.iter().copied()))
@@ -63,4 +63,19 @@ fn standard_suites_keep_their_cases() {
     let cases = a.cases();
     // 18 shapes on 4 paths, and f16 -> f32 on the 4 power-of-two squares
     assert_eq!(cases.len(), 18 * 4 + 4);
+}
+
+#[test]
+fn a_named_kernel_refusing_the_call_is_not_a_failure() {
+    let refused = tcgemm::Error::InvalidArgument {
+        what: "kernel",
+        why: "kernel `k`: TMA kernels need 16-byte-aligned base addresses".into(),
+    };
+    assert!(!ours_failed(&Err(refused.to_string())));
+    let other = tcgemm::Error::InvalidArgument {
+        what: "lda",
+        why: "lda = 3 is smaller than k = 4".into(),
+    };
+    assert!(ours_failed(&Err(other.to_string())));
+    assert!(!ours_failed(&Err("unsupported: no kernel".into())));
 }
