@@ -95,7 +95,7 @@ fn ptxas_finds_no_spills_and_no_stack_frames() {
     let table = ptxas::format_report(&all);
     println!("ptxas: {}\n{table}", ptxas_bin.display());
     assert!(
-        all.iter().all(ptxas::KernelReport::is_clean),
-        "spills or stack frames:\n{table}"
+        all.iter().all(ptxas::KernelReport::is_accepted),
+        "spills or stack frames (beyond SPILLS_ALLOWED):\n{table}"
     );
 }

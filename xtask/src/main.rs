@@ -250,7 +250,7 @@ fn cmd_ptx_report(root: &Path, kept: bool) -> Result<(), String> {
     print!("{}", format_report(&all));
     let bad: Vec<String> = all
         .iter()
-        .filter(|r| !r.is_clean())
+        .filter(|r| !r.is_accepted())
         .map(|r| format!("{} ({})", r.name, r.target.cpu()))
         .collect();
     if bad.is_empty() {

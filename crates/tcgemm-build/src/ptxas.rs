@@ -35,7 +35,40 @@ impl KernelReport {
     pub fn is_clean(&self) -> bool {
         self.spill_stores == 0 && self.spill_loads == 0 && self.stack_frame == 0
     }
+
+    /// Clean, or a kernel of [`SPILLS_ALLOWED`] within its bytes: what `cargo xtask ptx-report`
+    /// and the ptxas test accept.
+    pub fn is_accepted(&self) -> bool {
+        self.is_clean()
+            || SPILLS_ALLOWED.iter().any(|a| {
+                a.name == self.name
+                    && [self.spill_stores, self.spill_loads, self.stack_frame]
+                        .iter()
+                        .all(|&b| b <= a.max_bytes)
+            })
+    }
 }
+
+/// A kernel allowed to spill, and why (measured).
+#[derive(Clone, Copy, Debug)]
+pub struct SpillAllowance {
+    /// PTX symbol.
+    pub name: &'static str,
+    /// Most bytes of spill stores, of spill loads and of stack frame, each (ptxas versions differ).
+    pub max_bytes: u32,
+    /// Why the spill is kept: what it was measured against.
+    pub why: &'static str,
+}
+
+/// The kernels allowed to spill: every other one must have neither spills nor a stack frame.
+pub const SPILLS_ALLOWED: &[SpillAllowance] = &[SpillAllowance {
+    name: "sgemm_tn_128x128x8_t8x8_s2",
+    max_bytes: 128,
+    why: "2 blocks/SM cap registers at 128 and `tn` needs 141 (both operands carry 64-bit k \
+          strides): ptxas 12.9 spills 44 B (40 B stack) outside the inner loop, and the kernel \
+          runs 1.2x as fast as at 1 block/SM without spills (H200, 4096^3: 38.1 vs 31.4 TFLOPS; \
+          docs/kernel-log.md)",
+}];
 
 /// Why running `ptxas` gave no report.
 #[derive(Debug)]
@@ -265,12 +298,18 @@ pub fn format_report(reports: &[KernelReport]) -> String {
             r.shared_bytes,
             if r.is_clean() {
                 ""
+            } else if r.is_accepted() {
+                "  (spills allowed: SPILLS_ALLOWED)"
             } else {
                 "  <-- spills/stack"
             }
         ));
     }
     let bad = reports.iter().filter(|r| !r.is_clean()).count();
+    let allowed = reports
+        .iter()
+        .filter(|r| !r.is_clean() && r.is_accepted())
+        .count();
     let entries = reports.iter().filter(|r| r.entry).count();
     if bad == 0 {
         s.push_str(&format!(
@@ -279,7 +318,7 @@ pub fn format_report(reports: &[KernelReport]) -> String {
         ));
     } else {
         s.push_str(&format!(
-            "{entries} kernels, {} functions: {bad} with spills or a stack frame\n",
+            "{entries} kernels, {} functions: {bad} with spills or a stack frame ({allowed} allowed)\n",
             reports.len()
         ));
     }
@@ -308,6 +347,36 @@ ptxas info    : Function properties for helper
 ";
 
     #[test]
+    fn allowed_spills_are_accepted_within_their_bytes() {
+        for a in SPILLS_ALLOWED {
+            assert!(
+                tcgemm_kernels::config::find_kernel(a.name).is_some(),
+                "{}",
+                a.name
+            );
+        }
+        let a = SPILLS_ALLOWED[0];
+        let r = |spill: u32| KernelReport {
+            name: a.name.to_string(),
+            target: Target::Sm80,
+            entry: true,
+            registers: 128,
+            spill_stores: spill,
+            spill_loads: spill,
+            stack_frame: 40,
+            shared_bytes: 0,
+        };
+        assert!(!r(44).is_clean() && r(44).is_accepted());
+        assert!(!r(a.max_bytes + 1).is_accepted());
+        let other = KernelReport {
+            name: "other".into(),
+            ..r(4)
+        };
+        assert!(!other.is_accepted());
+        assert!(format_report(&[r(44)]).contains("(1 allowed)"));
+    }
+
+    #[test]
     fn parses_entries_and_functions() {
         let r = parse_ptxas_output(SAMPLE, Target::Sm80);
         assert_eq!(r.len(), 3);
@@ -326,7 +395,9 @@ ptxas info    : Function properties for helper
         assert_eq!((r[2].spill_stores, r[2].spill_loads), (8, 4));
         assert!(!r[1].is_clean() && !r[2].is_clean());
         let table = format_report(&r);
-        assert!(table.contains("2 kernels, 3 functions: 2 with spills or a stack frame"));
+        assert!(
+            table.contains("2 kernels, 3 functions: 2 with spills or a stack frame (0 allowed)")
+        );
         assert_eq!(table.matches("<-- spills/stack").count(), 2);
     }
 
