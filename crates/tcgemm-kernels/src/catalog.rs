@@ -211,8 +211,8 @@ mod tests {
     #[test]
     fn a_layout_overrides_the_blocks_per_sm_of_its_line() {
         let blocks = |name| find_kernel(name).map(|k| k.min_blocks_per_sm);
-        assert_eq!(blocks("sgemm_tn_128x128x8_t8x8_s2"), Some(1));
-        assert_eq!(blocks("sgemm_nn_128x128x8_t8x8_s2"), Some(2));
+        assert_eq!(blocks("sgemm_nn_32x128x32_t16x4_s4"), Some(1));
+        assert_eq!(blocks("sgemm_tn_32x128x32_t16x4_s4"), Some(2));
     }
 
     #[test]
