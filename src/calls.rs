@@ -5,7 +5,7 @@
 //! device and addresses), picks or checks the kernel against it, and launches from it.
 
 use crate::context::Context;
-use crate::dispatch;
+use crate::dispatch::{self, KSplit};
 use crate::element::Element;
 use crate::error::{invalid, Error, Result};
 use crate::gemm::Gemm;
@@ -14,9 +14,26 @@ use crate::plan::Plan;
 use crate::problem::{peek_addresses, Addresses, Problem, Signature};
 use crate::rules::{check_operands, check_signature, Reason};
 use crate::splitk;
+use crate::streamk;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
 use tcgemm_kernels::config::{find_kernel, KernelSpec, ParamsKind, KERNELS};
+
+/// Which cuts along K a call may take: split-K ([`Plan::split`]), stream-K ([`Plan::stream_k`]).
+/// Both use the context's workspace, so only calls on the context's stream take them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cuts {
+    pub split_k: bool,
+    pub stream_k: bool,
+}
+
+impl Cuts {
+    /// Neither (a launch on the caller's stream).
+    pub(crate) const NONE: Cuts = Cuts {
+        split_k: false,
+        stream_k: false,
+    };
+}
 
 /// The argument error for a kernel named by the caller that cannot compute the call.
 fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
@@ -25,13 +42,13 @@ fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
 
 impl Context {
     /// The kernel dispatch picks for `problem`: the best loaded kernel that
-    /// [`can_implement`](crate::can_implement) it, counting the k-slices each would split the
-    /// call into ([`dispatch::select`]).
+    /// [`can_implement`](crate::can_implement) it, counting how each would cut the call along K
+    /// (split-K slices or stream-K, [`dispatch::select`]).
     pub(crate) fn select(&self, problem: &Problem) -> Result<&'static KernelSpec> {
         let sms = self.capabilities().sm_count;
         let usable = |s: &KernelSpec| self.is_loaded(s);
-        let slices = |s: &KernelSpec| self.slices(s, problem, sms);
-        dispatch::select(KERNELS, problem, Some(sms), usable, slices).ok_or_else(|| {
+        let cut = |s: &KernelSpec| self.cut(s, problem, sms);
+        dispatch::select(KERNELS, problem, Some(sms), usable, cut).ok_or_else(|| {
             dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
                 self.why_unusable(s, problem)
             })
@@ -57,7 +74,7 @@ impl Context {
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let problem = Problem::resolve(g, sig, g.required_lens()?)?;
         let spec = self.select(&problem)?;
-        self.plan_problem(spec, &problem, self.split_k())
+        self.plan_problem(spec, &problem, self.cuts())
     }
 
     /// Which kernel [`Context::gemm`] runs for `g` on these buffers, and its launch shape;
@@ -95,7 +112,7 @@ impl Context {
             problem = problem.at(peek_addresses(a, b, c));
         }
         let spec = self.select(&problem)?;
-        self.plan_problem(spec, &problem, self.split_k())
+        self.plan_problem(spec, &problem, self.cuts())
     }
 
     /// Enqueues `C = alpha·op(A)·op(B) + beta·C` (batched as `g` says) on [`Context::stream`] with
@@ -148,12 +165,14 @@ impl Context {
             let stream = self.stream().cu_stream();
             // SAFETY: `problem` was validated against these buffers, whose stream guards
             // `with_addresses` holds across the launch on this context's stream.
-            unsafe { self.launch_problem(spec, &problem, stream, self.split_k()) }.map(Some)
+            unsafe { self.launch_problem(spec, &problem, stream, self.cuts()) }.map(Some)
         })
     }
 
     /// [`Context::gemm`] with the kernel named `kernel` instead of the one dispatch picks (tests
-    /// and benchmarks). `g.precision` is ignored: the kernel's math is used.
+    /// and benchmarks). `g.precision` is ignored: the kernel's math is used. The call is never
+    /// split into k-slices; a persistent kernel shares out its k-tiles (stream-K,
+    /// [`Plan::stream_k`]) where [`Context::gemm`] would.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] `kernel` when no kernel has that
@@ -207,8 +226,14 @@ impl Context {
             let problem = problem.at(addrs);
             check_operands(spec, &problem).map_err(|why| kernel_refused(spec, why))?;
             let stream = self.stream().cu_stream();
-            // SAFETY: as in `gemm`. The named kernel runs as named: never split.
-            unsafe { self.launch_problem(spec, &problem, stream, false) }.map(Some)
+            // the named kernel runs as named: never split into slices (a persistent kernel still
+            // shares out its k-tiles where the context allows stream-K)
+            let cuts = Cuts {
+                split_k: false,
+                ..self.cuts()
+            };
+            // SAFETY: as in `gemm`.
+            unsafe { self.launch_problem(spec, &problem, stream, cuts) }.map(Some)
         })
     }
 
@@ -252,38 +277,63 @@ impl Context {
         })
     }
 
-    /// The launch shape of `spec` for `problem`, split along K when `split` and the model says
-    /// so ([`Plan::split_k`]). Dispatch ([`Context::select`])
-    /// already weighed the split against the other kernels.
+    /// The cuts along K this context's options allow on its own stream.
+    fn cuts(&self) -> Cuts {
+        Cuts {
+            split_k: self.split_k(),
+            stream_k: self.stream_k(),
+        }
+    }
+
+    /// The launch shape of `spec` for `problem`, cut along K where `cuts` allows and the models
+    /// say so: stream-K on a persistent kernel whose waves the call leaves short
+    /// ([`streamk::choose`], [`Plan::stream_k`]), else split-K ([`Plan::split_k`]). Dispatch
+    /// ([`Context::select`]) already weighed the cut against the other kernels.
     pub(crate) fn plan_problem(
         &self,
         spec: &'static KernelSpec,
         problem: &Problem,
-        split: bool,
+        cuts: Cuts,
     ) -> Result<Plan> {
         let sms = self.capabilities().sm_count;
         let plan = Plan::for_kernel(spec, problem, sms)?;
-        if !split {
+        if cuts.stream_k {
+            if let Some(items) = streamk::choose(spec, problem, sms) {
+                return Ok(plan.stream_k(items, sms));
+            }
+        }
+        if !cuts.split_k {
             return Ok(plan);
         }
         Ok(plan.split_k(problem, sms, |s| self.is_loaded(s)))
     }
 
-    /// The k-slices [`Context::gemm`] would split `problem` into on `spec` (1: no split): the
-    /// model of [`splitk::choose`] on the kernel's loaded f32 twin, when the context splits.
-    fn slices(&self, spec: &KernelSpec, problem: &Problem, sms: u32) -> u32 {
+    /// How [`Context::gemm`] would cut `problem` along K on `spec`: stream-K where
+    /// [`streamk::choose`] says so, else the k-slices of [`splitk::choose`] on the kernel's loaded
+    /// f32 twin (1: no split), as the context allows.
+    fn cut(&self, spec: &KernelSpec, problem: &Problem, sms: u32) -> KSplit {
+        if self.stream_k() && streamk::choose(spec, problem, sms).is_some() {
+            return KSplit {
+                slices: 1,
+                stream_k: true,
+            };
+        }
         // the cheap kernel-independent test first: most calls have enough tiles
         if !self.split_k() || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
-            return 1;
+            return KSplit::NONE;
         }
-        splitk::f32_twin(spec, KERNELS)
+        let slices = splitk::f32_twin(spec, KERNELS)
             .filter(|t| self.is_loaded(t))
             .and_then(|t| splitk::choose(t, problem, sms))
-            .map_or(1, |(slices, _)| slices)
+            .map_or(1, |(slices, _)| slices);
+        KSplit {
+            slices,
+            stream_k: false,
+        }
     }
 
     /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on
-    /// `stream`; split along K when `split` and the model says so (then `stream` must be the
+    /// `stream`; cut along K where `cuts` allows and the models say so (then `stream` must be the
     /// context's stream, where the workspace is ordered).
     ///
     /// # Safety
@@ -295,13 +345,19 @@ impl Context {
         spec: &'static KernelSpec,
         problem: &Problem,
         stream: CUstream,
-        split: bool,
+        cuts: Cuts,
     ) -> Result<Plan> {
-        let plan = self.plan_problem(spec, problem, split)?;
+        let plan = self.plan_problem(spec, problem, cuts)?;
         let func = self.function(plan.kernel, "kernel")?;
+        if plan.stream_k > 0 {
+            // SAFETY: as this function's contract; stream-K plans only come with `cuts.stream_k`,
+            // which only `gemm` and `gemm_with_kernel` pass, with the context's stream.
+            unsafe { self.launch_stream_k(func, &plan, problem) }?;
+            return Ok(plan);
+        }
         if plan.split.is_split() {
-            // SAFETY: as this function's contract; split plans only come with `split`, which only
-            // `gemm` passes, with the context's stream.
+            // SAFETY: as this function's contract; split plans only come with `cuts.split_k`,
+            // which only `gemm` passes, with the context's stream.
             unsafe { self.launch_split(func, &plan, problem) }?;
             return Ok(plan);
         }
@@ -309,6 +365,32 @@ impl Context {
         // caller's contract covers the buffers and the stream.
         unsafe { launch::launch_gemm(self.cuda(), stream, func, &plan, problem) }?;
         Ok(plan)
+    }
+
+    /// Enqueues a stream-K launch on the context's stream while holding the workspace (its flags
+    /// and partial tiles).
+    ///
+    /// # Safety
+    /// As [`Context::launch_problem`]; `func` is `plan.kernel`'s loaded entry point, a persistent
+    /// kernel.
+    unsafe fn launch_stream_k(
+        &self,
+        func: &CudaFunction,
+        plan: &Plan,
+        problem: &Problem,
+    ) -> Result<()> {
+        let sms = self.capabilities().sm_count;
+        let ws = self.split_workspace(streamk::workspace_bytes(plan.kernel, sms))?;
+        let addr = ws
+            .as_ref()
+            .ok_or_else(|| Error::Unsupported("the stream-K workspace is missing".into()))?
+            .addr;
+        let params = streamk::params(launch::params(problem)?, plan.stream_k, addr, sms);
+        let tma = crate::tma::tma_params(params, plan.kernel)?;
+        // SAFETY: as `launch_gemm` for A, B and C; the CTAs (one per SM, `plan.grid`) write and
+        // read only their flags and partial tiles inside the workspace, which holds
+        // `workspace_bytes`, on the context's stream while the workspace lock is held.
+        unsafe { launch::launch(self.cuda(), self.stream().cu_stream(), func, plan, &tma) }
     }
 
     /// Enqueues a split call on the context's stream while holding the workspace: one launch of

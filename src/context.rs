@@ -53,6 +53,11 @@ pub struct ContextOptions {
     /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel; see
     /// [`Split`](crate::Split)). Default `true`.
     pub split_k: bool,
+    /// Whether [`Context::gemm`] may share out the k-tiles of the last work items of a persistent
+    /// kernel whose waves the call leaves short (deterministic stream-K: partial tiles go to the
+    /// context's workspace and are added in a fixed order by the CTA that stores the tile; see
+    /// [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
+    pub stream_k: bool,
 }
 
 impl Default for ContextOptions {
@@ -62,6 +67,7 @@ impl Default for ContextOptions {
             allow_tf32: None,
             load_ptx: false,
             split_k: true,
+            stream_k: true,
         }
     }
 }
@@ -167,7 +173,9 @@ pub struct Context {
     allow_tf32: bool,
     /// [`ContextOptions::split_k`].
     split_k: bool,
-    /// The split-K workspace, grown and never shrunk; see [`Context::split_workspace`].
+    /// [`ContextOptions::stream_k`].
+    stream_k: bool,
+    /// The split-K (and stream-K) workspace, grown and never shrunk; see [`Context::split_workspace`].
     workspace: Mutex<Option<Workspace>>,
     /// The loaded kernels, and why the others are not.
     loaded: LoadedKernels,
@@ -179,6 +187,7 @@ impl core::fmt::Debug for Context {
             .field("capabilities", &self.caps)
             .field("allow_tf32", &self.allow_tf32)
             .field("split_k", &self.split_k)
+            .field("stream_k", &self.stream_k)
             .field(
                 "kernels",
                 &self.kernels().iter().map(|k| k.name).collect::<Vec<_>>(),
@@ -293,10 +302,11 @@ impl Context {
             caps,
             allow_tf32,
             split_k: opts.split_k,
+            stream_k: opts.stream_k,
             workspace: Mutex::new(None),
             loaded,
         };
-        if ctx.split_k {
+        if ctx.split_k || ctx.stream_k {
             // Allocated once, at its largest: no call allocates, and a CUDA graph that captured a
             // split call keeps a valid workspace for the context's life.
             let bytes = splitk::workspace_bound(KERNELS, ctx.caps.sm_count);
@@ -360,6 +370,18 @@ impl Context {
     /// ```
     pub fn split_k(&self) -> bool {
         self.split_k
+    }
+
+    /// Whether [`Context::gemm`] may use stream-K on the persistent kernels
+    /// ([`ContextOptions::stream_k`]).
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// assert!(ctx.stream_k());
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn stream_k(&self) -> bool {
+        self.stream_k
     }
 
     /// The split-K workspace, locked, holding at least `bytes` (grown when smaller: allocated

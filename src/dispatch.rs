@@ -131,14 +131,43 @@ pub(crate) fn signature(
     })
 }
 
-/// Percent (0..=100) of the device's SMs that `spec`'s grid for `p` keeps busy in its first wave
-/// (the block scheduler spreads blocks over idle SMs before doubling up), when the call runs as
-/// `slices` k-slices (split-K: one block per tile and slice; 1 when not split).
-pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, slices: u32) -> u32 {
+/// How a call would be cut along K on a kernel: into `slices` k-slices (split-K, one block per
+/// tile and slice; 1 when not split), or with the k-tiles of its last work items shared out among
+/// the CTAs (`stream_k`: stream-K on a persistent kernel, [`crate::streamk`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KSplit {
+    /// k-slices of split-K (1: none).
+    pub slices: u32,
+    /// Stream-K.
+    pub stream_k: bool,
+}
+
+impl KSplit {
+    /// One pass over K, no stream-K.
+    pub(crate) const NONE: KSplit = KSplit {
+        slices: 1,
+        stream_k: false,
+    };
+}
+
+/// Percent (0..=100) of the device's SMs that `spec`'s grid for `p` keeps busy, when the call is
+/// cut along K as `cut` says:
+/// - a kernel of one block per tile (and slice): its first wave (the block scheduler spreads
+///   blocks over idle SMs before doubling up);
+/// - a persistent kernel: every wave (`work / (⌈work / SMs⌉ · SMs)`, each CTA looping over work
+///   items: the last wave's idle SMs cost as much as the first's), or 100 under stream-K, which
+///   evens out the waves.
+pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
     let blocks = p
         .tiles(spec.c_tile())
         .saturating_mul(p.gemm().batch.max(1) as u64)
-        .saturating_mul(u64::from(slices.max(1)));
+        .saturating_mul(u64::from(cut.slices.max(1)));
+    if spec.family.persistent() {
+        if cut.stream_k {
+            return 100;
+        }
+        return crate::streamk::wave_efficiency(blocks, sm_count) as u32;
+    }
     (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
 }
 
@@ -164,10 +193,10 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// The kernel for `p` among `specs`: of the candidates that [`can_implement`] it and are `usable`
 /// (loaded), the best by
 ///
-/// 1. with `sm_count`, the first wave's fill, counting the `slices` the call would be split into
-///    on that kernel (split-K, [`crate::splitk`]; 1 when not split): a kernel that keeps at least
-///    75% of the SMs busy beats one that does not, whatever their ranks; among kernels that all
-///    fall short, the fuller one;
+/// 1. with `sm_count`, the fill ([`fill_percent`]), counting how the call would be cut along K
+///    on that kernel (`cut`: split-K slices, [`crate::splitk`], or stream-K, [`crate::streamk`]):
+///    a kernel that keeps at least 75% of the SMs busy beats one that does not, whatever their
+///    ranks; among kernels that all fall short, the fuller one;
 /// 2. with `sm_count`, less area lost to padding ([`padding_class`]);
 /// 3. `rank`;
 /// 4. the math that comes first in the problem's accepted list (TF32 before FFMA when TF32 is
@@ -188,7 +217,7 @@ pub(crate) fn select<'a>(
     p: &Problem,
     sm_count: Option<u32>,
     usable: impl Fn(&KernelSpec) -> bool,
-    slices: impl Fn(&KernelSpec) -> u32,
+    cut: impl Fn(&KernelSpec) -> KSplit,
 ) -> Option<&'a KernelSpec> {
     let maths = p.maths().unwrap_or(&[]);
     let preference = |s: &KernelSpec| {
@@ -201,7 +230,7 @@ pub(crate) fn select<'a>(
     let key = |s: &KernelSpec| {
         let (fill, padding) = match sm_count {
             None => (100, 0),
-            Some(sms) => match fill_percent(s, p, sms, slices(s)) {
+            Some(sms) => match fill_percent(s, p, sms, cut(s)) {
                 f if f >= 75 => (100, padding_class(s, p)),
                 f => (f, padding_class(s, p)),
             },

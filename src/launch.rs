@@ -12,7 +12,7 @@ use cudarc::driver::sys::CUstream;
 use cudarc::driver::{result, CudaContext, CudaFunction};
 use tcgemm_kernels::config::{ParamsKind, DEFAULT_GROUP_M};
 use tcgemm_kernels::params::{
-    flags, CeilingParams, ConvertParams, GemmParams, SplitTail, TmaParams,
+    flags, CeilingParams, ConvertParams, GemmParams, SplitTail, StreamK, TmaParams,
 };
 
 /// A `#[repr(C)]` parameter block an entry point takes by value.
@@ -88,6 +88,7 @@ pub(crate) fn params(p: &Problem) -> Result<GemmParams> {
         flags: f,
         group_m: DEFAULT_GROUP_M,
         split: SplitTail::default(),
+        stream_k: StreamK::default(),
     })
 }
 

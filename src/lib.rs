@@ -46,6 +46,7 @@ mod problem;
 mod raw;
 mod rules;
 mod splitk;
+mod streamk;
 #[cfg(test)]
 mod test_support;
 mod tma;

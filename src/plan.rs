@@ -17,7 +17,9 @@ use tcgemm_kernels::config::{KernelSpec, KERNELS};
 /// A call split along K ([`Plan::split`], [`Split::is_split`]) runs `kernel` (then the f32-output
 /// kernel of the dispatched one's tile) once over the k-slices as a batch (`grid.1` = the
 /// slices); the last CTA to finish each output tile sums its slices into C, or, for large tiles,
-/// [`Split::reduce`] after the launch. See `src/splitk.rs` for the model.
+/// [`Split::reduce`] after the launch. See `src/splitk.rs` for the model. A persistent kernel whose
+/// work items leave its last wave short shares out the k-tiles of its last items instead
+/// ([`Plan::stream_k`], one CTA per SM; `src/streamk.rs`).
 ///
 /// ```no_run
 /// use tcgemm::{Context, Gemm};
@@ -38,6 +40,9 @@ pub struct Plan {
     pub smem_bytes: u32,
     /// The split along K: `slices == 1` when the call runs in one pass.
     pub split: Split,
+    /// Stream-K (persistent kernels): the work items, last in the kernel's order, whose k-tiles
+    /// its CTAs share out in equal pieces (`src/streamk.rs`); 0 when every item runs whole.
+    pub stream_k: u32,
 }
 
 /// Largest grid x dimension CUDA accepts.
@@ -157,6 +162,16 @@ impl Plan {
         }
     }
 
+    /// This plan (of a persistent kernel) with the k-tiles of its last `items` work items shared
+    /// out among one CTA per SM (stream-K, [`crate::streamk::choose`]'s answer).
+    pub(crate) fn stream_k(self, items: u32, sm_count: u32) -> Plan {
+        Plan {
+            grid: (sm_count.max(1), 1, 1),
+            stream_k: items,
+            ..self
+        }
+    }
+
     /// `kernel` on a grid of `grid` blocks of its `threads`, with `smem_bytes` of dynamic shared
     /// memory (utilities: conversions and ceilings take 0).
     pub(crate) fn with_grid(
@@ -170,6 +185,7 @@ impl Plan {
             block: (kernel.threads, 1, 1),
             smem_bytes,
             split: Split::none(0),
+            stream_k: 0,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `CUstream`, for callers whose memory comes from elsewhere (cust, a C library, another
 //! framework).
 
+use crate::calls::Cuts;
 use crate::context::Context;
 use crate::dispatch;
 use crate::driver::driver_has;
@@ -175,7 +176,7 @@ impl Context {
         // SAFETY: the caller guarantees (# Safety 1–4) that the addresses are live device memory of
         // this context of the lengths `problem` was validated against, untouched until the kernel
         // completes on `stream`, a live stream of this context.
-        unsafe { self.launch_problem(spec, &problem, stream, false) }.map(Some)
+        unsafe { self.launch_problem(spec, &problem, stream, Cuts::NONE) }.map(Some)
     }
 
     /// Checks that `stream` belongs to this context's CUDA context (skipped when the driver

@@ -104,10 +104,11 @@ impl Split {
 }
 
 /// Bytes at the front of the workspace for the tiles' counters on a device of `sm_count` SMs: one
-/// `u32` per output tile of a split call (fewer tiles than SMs), rounded up to 256 bytes so the
-/// slices that follow stay aligned.
+/// `u32` per output tile of a split call (fewer tiles than SMs), or two per CTA of a stream-K
+/// launch (its flags, [`crate::streamk`]), rounded up to 256 bytes so the slices or partial tiles
+/// that follow stay aligned.
 pub(crate) fn counters_bytes(sm_count: u32) -> u64 {
-    (u64::from(sm_count) * 4).div_ceil(256) * 256
+    (u64::from(sm_count) * 8).div_ceil(256) * 256
 }
 
 /// Bytes of workspace enough for every split of every kernel of `table` on a device of
@@ -116,6 +117,8 @@ pub(crate) fn counters_bytes(sm_count: u32) -> u64 {
 /// at most `slots · bm · (bn + 3)`, `bm × bn` the tile of C a CTA covers
 /// ([`KernelSpec::c_tile`]).
 pub(crate) fn workspace_bound(table: &[KernelSpec], sm_count: u32) -> u64 {
+    // (a stream-K launch's partial tiles, `SMs · bm · bn` f32 of a persistent kernel, are within
+    // the same bound: every such kernel has an f32-output twin of its tile)
     counters_bytes(sm_count)
         + table
             .iter()

@@ -7,7 +7,7 @@ fn pick<'a>(
     p: &Problem,
     usable: impl Fn(&KernelSpec) -> bool,
 ) -> Option<&'a str> {
-    select(t, p, None, usable, |_| 1).map(|s| s.name)
+    select(t, p, None, usable, |_| KSplit::NONE).map(|s| s.name)
 }
 
 fn f32_problem(g: &Gemm, tf32: bool) -> Problem {
@@ -142,8 +142,14 @@ fn real_table_serves_fp32_all_layouts() {
     for ta in [false, true] {
         for tb in [false, true] {
             let g = Gemm::new(8, 8, 8).trans_a(ta).trans_b(tb);
-            let s = select(KERNELS, &f32_problem(&g, false), None, |_| true, |_| 1)
-                .expect("an FP32 kernel for every layout");
+            let s = select(
+                KERNELS,
+                &f32_problem(&g, false),
+                None,
+                |_| true,
+                |_| KSplit::NONE,
+            )
+            .expect("an FP32 kernel for every layout");
             assert_eq!((s.trans_a, s.trans_b, s.math), (ta, tb, Math::Ffma));
         }
     }
@@ -160,13 +166,15 @@ fn size_aware_selection_prefers_filling_the_gpu() {
     let t = vec![big, small];
     let pick = |m: usize, n: usize| {
         let p = problem(&Gemm::new(m, n, 64), Elem::F16, Elem::F32, false);
-        select(&t, &p, Some(132), |_| true, |_| 1).unwrap().name
+        select(&t, &p, Some(132), |_| true, |_| KSplit::NONE)
+            .unwrap()
+            .name
     };
     assert_eq!(pick(8192, 8192), "big_tile"); // both fill: rank
     assert_eq!(pick(2048, 2048), "big_tile"); // 128 and 256 blocks on 132 SMs: both ≥ 75%
     assert_eq!(pick(1024, 1024), "small_tile"); // 32 vs 64 blocks: the fuller one
     let p = problem(&Gemm::new(1024, 1024, 1), Elem::F16, Elem::F32, false);
-    assert_eq!(fill_percent(&t[0], &p, 132, 1), 24);
+    assert_eq!(fill_percent(&t[0], &p, 132, KSplit::NONE), 24);
 }
 
 #[test]
@@ -178,7 +186,9 @@ fn size_aware_selection_avoids_padding() {
     let t = vec![big, small];
     let pick = |g: Gemm| {
         let p = problem(&g, Elem::F16, Elem::F32, false);
-        select(&t, &p, Some(132), |_| true, |_| 1).unwrap().name
+        select(&t, &p, Some(132), |_| true, |_| KSplit::NONE)
+            .unwrap()
+            .name
     };
     assert_eq!(pick(Gemm::new(64, 64, 64).batch(1000)), "small"); // 4x padding vs none
     assert_eq!(pick(Gemm::new(4096, 4096, 64)), "big"); // no padding either way: rank
@@ -201,15 +211,29 @@ fn the_slices_of_a_split_count_toward_fill() {
     let t = vec![large, small, few_rows];
     let p = problem(&Gemm::new(1, 4096, 4096), Elem::F16, Elem::F32, false);
     // unsplit, the 64×64 tile's 64 blocks fill the most SMs (48%)
-    let unsplit = select(&t, &p, Some(132), |_| true, |_| 1).unwrap();
+    let unsplit = select(&t, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert_eq!(unsplit.name, "small");
     // split 8 ways, both small tiles fill every SM; the one-row tile pads 16×, not 64×
-    let split = |s: &KernelSpec| if s.name == "large" { 1 } else { 8 };
+    let split = |s: &KernelSpec| KSplit {
+        slices: if s.name == "large" { 1 } else { 8 },
+        stream_k: false,
+    };
     assert_eq!(
         select(&t, &p, Some(132), |_| true, split).unwrap().name,
         "few_rows"
     );
-    assert_eq!(fill_percent(&t[2], &p, 132, 8), 100);
+    assert_eq!(
+        fill_percent(
+            &t[2],
+            &p,
+            132,
+            KSplit {
+                slices: 8,
+                stream_k: false
+            }
+        ),
+        100
+    );
     assert_eq!(
         (padding_class(&t[1], &p), padding_class(&t[2], &p)),
         (12, 8)
@@ -220,9 +244,15 @@ fn the_slices_of_a_split_count_toward_fill() {
 fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
     use tcgemm_kernels::config::Family;
     let pick = |g: Gemm| {
-        select(KERNELS, &f32_problem(&g, false), Some(132), |_| true, |_| 1)
-            .map(|s| (s.family, s.block.m))
-            .unwrap()
+        select(
+            KERNELS,
+            &f32_problem(&g, false),
+            Some(132),
+            |_| true,
+            |_| KSplit::NONE,
+        )
+        .map(|s| (s.family, s.block.m))
+        .unwrap()
     };
     let few_rows = Family::CudaCoreMultistage;
     // one row: the 8-row tile is the least padding (8x: class 6; the 16-row tile's is 8)
@@ -239,7 +269,7 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
         &f32_problem(&Gemm::new(4096, 4096, 4096), true),
         Some(132),
         |_| true,
-        |_| 1,
+        |_| KSplit::NONE,
     )
     .unwrap();
     assert_eq!(tf32.math, Math::MmaTf32);
@@ -249,7 +279,7 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
 fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
     let pick = |m: usize| {
         let p = problem(&Gemm::new(m, 14336, 4096), Elem::F16, Elem::F16, false);
-        select(KERNELS, &p, Some(132), |_| true, |_| 1)
+        select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE)
             .map(|s| (s.block.m, s.block.n))
             .unwrap()
     };
@@ -267,18 +297,22 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
         Elem::F16,
         false,
     );
-    let batched = select(KERNELS, &p, Some(132), |_| true, |_| 1).unwrap();
+    let batched = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert_eq!((batched.block.m, batched.block.n), (64, 64));
 }
 
 #[test]
-fn hopper_tiles_go_by_first_wave_fill() {
-    // (block m, block n) of the kernel dispatch takes for an aligned call on 132 SMs, all kernels
-    // usable (a Hopper context); the TMA kernels when their tiles fill the first wave
+fn hopper_tiles_go_by_fill_with_stream_k() {
+    // (TMA kernel, stream-K, block m, block n) of the kernel dispatch takes for an aligned call on
+    // 132 SMs, all kernels usable (a Hopper context), cut along K as the context would
     let pick = |g: Gemm, input: Elem, output: Elem| {
         let p = problem(&g, input, output, false);
-        let s = select(KERNELS, &p, Some(132), |_| true, |_| 1).unwrap();
-        (s.family.needs_tma(), s.block.m, s.block.n)
+        let cut = |s: &KernelSpec| KSplit {
+            slices: 1,
+            stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+        };
+        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+        (s.family.needs_tma(), cut(s).stream_k, s.block.m, s.block.n)
     };
     for (input, output, precision) in [
         (Elem::F16, Elem::F16, Precision::Default),
@@ -286,16 +320,24 @@ fn hopper_tiles_go_by_first_wave_fill() {
         (Elem::F32, Elem::F32, Precision::Tf32),
     ] {
         let pick = |m, n| pick(Gemm::new(m, n, 4096).precision(precision), input, output);
-        // 128×256 tiles fill the GPU (≥ 99 tiles): the higher rank
-        assert_eq!(pick(4096, 4096), (true, 128, 256), "{input:?}");
-        // 128 tiles
-        assert_eq!(pick(2048, 2048), (true, 128, 256), "{input:?}");
-        // 64 (48%) or 72 (55%) tiles of 128×256, 128 or 144 of 128×128: the 128×128 TMA tile
-        assert_eq!(pick(2048, 1024), (true, 128, 128), "{input:?}");
-        assert_eq!(pick(1536, 1536), (true, 128, 128), "{input:?}");
-        // 64 tiles of 128×128 (48%): smaller mma.sync tiles fill the GPU
-        assert!(!pick(1024, 1024).0, "{input:?}");
+        // whole waves of 128×256 tiles (512 and 128 tiles: 97%): the higher rank, no stream-K
+        assert_eq!(pick(4096, 4096), (true, false, 128, 256), "{input:?}");
+        assert_eq!(pick(2048, 2048), (true, false, 128, 256), "{input:?}");
+        // short waves (72 and 288 tiles of 128×256; 64 of 128×128): stream-K on a TMA tile
+        for (m, n) in [(1536, 1536), (3072, 3072), (1024, 1024)] {
+            let (tma, sk, _, _) = pick(m, n);
+            assert!(tma && sk, "{input:?} {m}×{n}");
+        }
+        // 64 tiles of 128×256: stream-K on them, or (TF32 `nn`, whose 256-wide register-A tile
+        // does not stream k) the 128×128 tile, whose 128 tiles fill 97% of a wave
+        let (tma, sk, _, bn) = pick(2048, 1024);
+        assert!(tma && (sk || bn == 128), "{input:?} 2048×1024");
     }
+    // without stream-K the waves count: 1536² is 144 tiles of 128×128 (55% of two waves), so a
+    // first-wave-full mma.sync tile wins; with all waves counted 3072² on 128×256 (73%) loses too
+    let p = problem(&Gemm::new(1536, 1536, 4096), Elem::F16, Elem::F16, false);
+    let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
+    assert!(!s.family.persistent(), "{}", s.name);
 }
 
 // docs/errors.md rows checked in this module.
@@ -428,11 +470,12 @@ fn no_kernel_for_the_query_is_unsupported() {
 /// calls on Hopper take the TMA kernels split along K.
 #[test]
 fn hopper_decode_calls_take_split_tma_kernels() {
-    fn slices(p: &Problem) -> impl Fn(&KernelSpec) -> u32 + '_ {
-        move |s| {
-            crate::splitk::f32_twin(s, KERNELS)
+    fn slices(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+        move |s| KSplit {
+            slices: crate::splitk::f32_twin(s, KERNELS)
                 .and_then(|t| crate::splitk::choose(t, p, 132))
-                .map_or(1, |(s, _)| s)
+                .map_or(1, |(s, _)| s),
+            stream_k: false,
         }
     }
     for (m, n, k, ta, tb) in [
@@ -454,7 +497,7 @@ fn hopper_decode_calls_take_split_tma_kernels() {
             };
             let s = select(KERNELS, &p, Some(132), |_| true, slices(&p)).unwrap();
             assert!(s.family.needs_tma(), "{g:?} {i:?}: {}", s.name);
-            assert!(slices(&p)(s) > 1, "{g:?} {i:?}: {} unsplit", s.name);
+            assert!(slices(&p)(s).slices > 1, "{g:?} {i:?}: {} unsplit", s.name);
         }
     }
 }
@@ -467,7 +510,7 @@ fn hopper_unaligned_calls_take_thread_copy_kernels() {
     let pick = |g: Gemm, sm90: bool| {
         let p = problem(&g, Elem::F16, Elem::F16, false);
         let usable = |k: &KernelSpec| sm90 || k.target() == Target::Sm80;
-        select(KERNELS, &p, Some(132), usable, |_| 1)
+        select(KERNELS, &p, Some(132), usable, |_| KSplit::NONE)
             .unwrap()
             .family
     };
@@ -502,7 +545,7 @@ fn tf32_with_an_mn_major_operand_takes_register_a_kernels() {
     // swaps A and B) goes to the register-sourced kernels; `nt` (both K-major) to the TMA kernel
     let pick = |g: Gemm| {
         let p = problem(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, true);
-        select(KERNELS, &p, Some(132), |_| true, |_| 1).unwrap()
+        select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap()
     };
     for (ta, tb) in [(false, false), (true, false), (true, true), (false, true)] {
         let g = |m, n| Gemm::new(m, n, 4096).trans_a(ta).trans_b(tb);
@@ -539,7 +582,7 @@ fn swapped_kernels_count_tiles_of_c_transposed() {
     assert_eq!((nn.c_tile().m, nn.c_tile().n), (256, 128));
     // 100 rows of C are one 256-row tile, 1000 columns eight of 128
     let p = problem(&Gemm::new(100, 1000, 64), Elem::F32, Elem::F32, true);
-    assert_eq!(fill_percent(nn, &p, 132, 1), 8 * 100 / 132);
+    assert_eq!(fill_percent(nn, &p, 132, KSplit::NONE), 8 * 100 / 132);
     // 256·1024 computed for 100·1000: 2.6×, class ⌊log₂ 6.9⌋ = 2
     assert_eq!(padding_class(nn, &p), 2);
 }

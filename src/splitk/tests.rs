@@ -47,8 +47,8 @@ fn decode_16x4096x4096_f16_splits_eight_ways_on_the_f32_twin() {
     // 64 tiles, 132·4 = 528 slots: 528/64 = 8 slices of 512
     assert_eq!((p.split.slices, p.split.kslice), (8, 512));
     assert_eq!(p.grid, (64, 8, 1));
-    // the counters (132 u32 in 768 bytes), then 8 slices of 16×4096 f32
-    assert_eq!(p.split.workspace_bytes, 768 + 8 * 16 * 4096 * 4);
+    // the counters (132 · 2 u32 in 1280 bytes), then 8 slices of 16×4096 f32
+    assert_eq!(p.split.workspace_bytes, 1280 + 8 * 16 * 4096 * 4);
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn decode_1x4096x4096_fp32_splits_eight_ways_on_the_8_row_tile() {
     // 32 tiles, 132·2 = 264 slots: 264/32 = 8 slices of 512
     assert_eq!((p.split.slices, p.split.kslice), (8, 512));
     assert_eq!(p.grid, (32, 8, 1));
-    assert_eq!(p.split.workspace_bytes, 768 + 8 * 4096 * 4);
+    assert_eq!(p.split.workspace_bytes, 1280 + 8 * 4096 * 4);
 }
 
 #[test]
@@ -202,8 +202,8 @@ fn the_last_slice_takes_the_remainder() {
 
 /// Where the tests put the workspace.
 const WORKSPACE: u64 = 0x4_0000_0000;
-/// Where its slices start: after 768 bytes of counters (132 SMs).
-const SLICES: u64 = WORKSPACE + 768;
+/// Where its slices start: after 1280 bytes of counters (132 SMs).
+const SLICES: u64 = WORKSPACE + 1280;
 
 /// The split of `g` on kernel `name`, with A, B, C at 16-byte-aligned addresses: the split, the
 /// call's unsplit parameters and the split launch's.
@@ -268,7 +268,10 @@ fn workspace_rows_are_padded_to_16_bytes_and_flags_follow_c() {
     let g = Gemm::new(16, 1001, 4096).alpha(0.5).beta(2.0);
     let (s, gp, l) = launch_of(&g);
     assert_eq!(l.ldc, 1004);
-    assert_eq!(s.workspace_bytes, 768 + u64::from(s.slices) * 16 * 1004 * 4);
+    assert_eq!(
+        s.workspace_bytes,
+        1280 + u64::from(s.slices) * 16 * 1004 * 4
+    );
     assert_eq!(l.split.flags & flags::VEC_C, 0);
     assert_eq!(l.split.flags & flags::BETA_ZERO, 0);
     assert_eq!((l.split.alpha, l.split.beta), (0.5, 2.0));
@@ -299,12 +302,13 @@ fn the_tail_names_the_output_element() {
     }
 }
 
-/// The counters take whole 256-byte blocks, so the slices after them stay aligned.
+/// The counters (two `u32` per SM: a stream-K launch's flags) take whole 256-byte blocks, so the
+/// slices after them stay aligned.
 #[test]
-fn counters_hold_one_u32_per_sm() {
-    assert_eq!(counters_bytes(132), 768);
-    assert_eq!(counters_bytes(64), 256);
-    assert_eq!(counters_bytes(65), 512);
+fn counters_hold_two_u32_per_sm() {
+    assert_eq!(counters_bytes(132), 1280);
+    assert_eq!(counters_bytes(32), 256);
+    assert_eq!(counters_bytes(33), 512);
 }
 
 /// The context allocates `workspace_bound` once; no split of any kernel needs more.

@@ -116,9 +116,11 @@ rules::catalog! {
         // on every shape measured (H200: 128×256 `tt` 0.99–1.07× cuBLAS at 2048³–8192³ against
         // 0.84–0.88× staged; 128×128 `tt` 1.4–1.7× the staged 128×128); the staged `tn`/`tt`
         // stay as named baselines. In `nn` they swap A and B (`KernelSpec::swaps_ab`: B, stored
-        // N-major, is the register operand) and store C transposed.
-        TmaRegisterA       tf32          128 x 256 x 32   64 x 256   4    1   31  [nn tn tt],
-        TmaRegisterA       tf32          128 x 128 x 32   64 x 128   6    1   30  [nn tn tt],
+        // N-major, is the register operand) and store C transposed. Both tiles rank above both
+        // staged tiles: where the 128×256 register-A tile leaves waves short (it has no stream-K,
+        // `KernelSpec::streams_k`), the 128×128 one streams k and a staged 128×256 would too.
+        TmaRegisterA       tf32          128 x 256 x 32   64 x 256   4    1   32  [nn tn tt],
+        TmaRegisterA       tf32          128 x 128 x 32   64 x 128   6    1   31  [nn tn tt],
         // sm_90a, operands TMA cannot map (a base, leading dimension or batch stride not a
         // multiple of 16 bytes): the 128×128 TMA tile, stages and consumers, the producer
         // warpgroup copying by threads (docs/unaligned-log.md). Ranked below the TMA kernels,

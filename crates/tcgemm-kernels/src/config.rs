@@ -322,6 +322,24 @@ impl KernelSpec {
         }
     }
 
+    /// Whether the kernel shares the k-tiles of its last work items out among its CTAs
+    /// (stream-K, [`StreamK`](crate::params::StreamK)): the persistent kernels whose registers
+    /// allow it ([`tma_warp_specialized::shares_k_tiles`](crate::threadblock::tma_warp_specialized::shares_k_tiles)).
+    ///
+    /// ```
+    /// use tcgemm_kernels::config::find_kernel;
+    /// assert!(find_kernel("f16_f16_nt_128x256x64_w64x256_s4_tma").unwrap().streams_k());
+    /// assert!(!find_kernel("f16_f16_nt_128x128x64_w64x128_s6_ldg").unwrap().streams_k());
+    /// ```
+    pub const fn streams_k(&self) -> bool {
+        crate::threadblock::tma_warp_specialized::shares_k_tiles(
+            self.family.persistent(),
+            matches!(self.family, Family::LdgWarpSpecialized),
+            matches!(self.family, Family::TmaRegisterA),
+            self.block.n,
+        )
+    }
+
     /// The tile of the call's C one work item (or CTA) covers: the block tile, or its transpose
     /// for a kernel that [swaps](KernelSpec::swaps_ab) A and B (rows of its tile are columns of
     /// C). Tile counts, padding and waves are counted on it.

@@ -36,7 +36,7 @@ pub mod flags {
 ///
 /// ```
 /// use tcgemm_kernels::params::GemmParams;
-/// assert_eq!(core::mem::size_of::<GemmParams>(), 144);
+/// assert_eq!(core::mem::size_of::<GemmParams>(), 168);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -78,6 +78,9 @@ pub struct GemmParams {
     pub group_m: u32,
     /// Split-K: the reduction the kernel fuses after its tile (f32-output kernels only).
     pub split: SplitTail,
+    /// Stream-K: the work items whose k-tiles the persistent kernels share out evenly
+    /// (`items == 0` in every other launch).
+    pub stream_k: StreamK,
 }
 
 impl GemmParams {
@@ -153,7 +156,7 @@ pub struct TensorMap(pub [u64; 16]);
 ///
 /// ```
 /// use tcgemm_kernels::params::TmaParams;
-/// assert_eq!(core::mem::size_of::<TmaParams>(), 400);
+/// assert_eq!(core::mem::size_of::<TmaParams>(), 432);
 /// assert_eq!(core::mem::offset_of!(TmaParams, map_b), 128);
 /// assert_eq!(core::mem::offset_of!(TmaParams, p), 256);
 /// ```
@@ -256,4 +259,33 @@ pub struct SplitTail {
     pub alpha: f32,
     /// Scale of the prior C.
     pub beta: f32,
+}
+
+/// Stream-K schedule of a persistent launch ([`GemmParams::stream_k`]; all zero when off). Of the
+/// launch's `W` work items (output tile × batch item), the first `W − items` are whole items
+/// dealt out in turn (CTA `b` takes `b, b + grid, …`); the k-tiles of the last `items` are one
+/// range cut into `grid` equal, contiguous pieces, CTA `b` taking piece `grid − 1 − b`. A CTA
+/// whose piece starts inside an item (a *partial*) stores its accumulators to its slot of
+/// `partials` and raises its flag; the CTA holding the item's first k-tiles (the *finisher*, a
+/// higher CTA index: its piece comes earlier) waits for the flags of the pieces after its own,
+/// adds their partials in k order, sets the flags back to zero and stores C. One order of
+/// additions (fixed by the grid and `items`), integer flags only: the result is bitwise
+/// reproducible.
+///
+/// ```
+/// use tcgemm_kernels::params::StreamK;
+/// assert_eq!(core::mem::size_of::<StreamK>(), 24);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StreamK {
+    /// Address of the flags: one `u32` per consumer warpgroup of each CTA (`2·grid`), zero
+    /// before the launch and left zero after it.
+    pub flags: u64,
+    /// Address of the partial tiles: one slot of `BM·BN` f32 per CTA, 16-byte aligned.
+    pub partials: u64,
+    /// Work items, at the end of the launch's order, whose k-tiles are shared out (0: none).
+    pub items: u32,
+    /// Padding to 8 bytes.
+    pub _pad: u32,
 }

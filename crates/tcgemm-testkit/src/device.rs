@@ -109,7 +109,21 @@ pub fn open(device: usize) -> Result<Context, Open> {
 /// }
 /// ```
 pub fn open_for(program: &str, device: usize) -> Result<Context, std::process::ExitCode> {
-    open(device).map_err(|(Open::NoGpu(why) | Open::Broken(why))| {
+    open_for_with(program, device, None)
+}
+
+/// [`open_for`] with `opts` (`None`: [`Context::new`]).
+///
+/// ```no_run
+/// let opts = tcgemm::ContextOptions { stream_k: false, ..Default::default() };
+/// let ctx = tcgemm_testkit::open_for_with("my_tool", 0, Some(opts));
+/// ```
+pub fn open_for_with(
+    program: &str,
+    device: usize,
+    opts: Option<ContextOptions>,
+) -> Result<Context, std::process::ExitCode> {
+    open_with(device, opts).map_err(|(Open::NoGpu(why) | Open::Broken(why))| {
         eprintln!("{program}: no usable CUDA GPU (device {device}): {why}");
         std::process::ExitCode::from(2)
     })

@@ -55,8 +55,8 @@ pub mod verify;
 
 pub use case::{gemm_on_bits, Case, DeviceCase, GUARD};
 pub use device::{
-    gpu, gpu_all, gpu_sm80, gpu_with_options, guarded, open, open_for, open_with, panic_text,
-    probe_device, require_gpu, test_load_ptx, Open,
+    gpu, gpu_all, gpu_sm80, gpu_with_options, guarded, open, open_for, open_for_with, open_with,
+    panic_text, probe_device, require_gpu, test_load_ptx, Open,
 };
 pub use elem::{bits_to_f64, TestElem};
 pub use errors::{

@@ -225,3 +225,25 @@ pub unsafe fn atom_add_acq_rel_gpu_u32(addr: u64, v: u32) -> u32 {
 pub unsafe fn st_relaxed_gpu_u32(addr: u64, v: u32) {
     asm!("st.relaxed.gpu.global.u32 [{0}], {1};", in(reg64) addr, in(reg32) v, options(nostack));
 }
+
+/// `st.release.gpu.global.u32` — stores `v` at `addr` after this thread's prior writes (and those
+/// ordered before it by a barrier) at GPU scope: a flag that hands data to other CTAs.
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn st_release_gpu_u32(addr: u64, v: u32) {
+    asm!("st.release.gpu.global.u32 [{0}], {1};", in(reg64) addr, in(reg32) v, options(nostack));
+}
+
+/// `ld.acquire.gpu.global.u32` — loads the value at `addr`; this thread's later accesses see the
+/// writes released before the store it reads, at GPU scope (a flag's reader).
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not a valid, 4-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn ld_acquire_gpu_u32(addr: u64) -> u32 {
+    let v: u32;
+    asm!("ld.acquire.gpu.global.u32 {0}, [{1}];", out(reg32) v, in(reg64) addr, options(nostack));
+    v
+}

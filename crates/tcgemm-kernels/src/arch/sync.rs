@@ -11,6 +11,17 @@ pub unsafe fn sync_threads() {
     asm!("bar.sync 0;", options(nostack));
 }
 
+/// `bar.sync id, threads;` — a barrier among the `threads` threads (whole warps) that reach
+/// barrier `id` (1–15: 0 is [`sync_threads`]'s); orders their shared and global accesses as the
+/// block-wide barrier does.
+///
+/// # Safety
+/// Behavior is undefined unless exactly `threads` threads, the same warps each time, reach it.
+#[inline(always)]
+pub unsafe fn sync_named(id: u32, threads: u32) {
+    asm!("bar.sync {0}, {1};", in(reg32) id, in(reg32) threads, options(nostack));
+}
+
 /// `bar.red.or.pred` on barrier 0 — a block-wide barrier (as [`sync_threads`]) that returns, on
 /// every thread, whether `p` was true on any thread.
 ///

@@ -10,7 +10,8 @@
 //! - [`mma_sync_seed`]: the seed TF32 kernel, kept as the named baseline;
 //! - [`mma_sync_multistage`]: 16-bit `mma.sync`, `cp.async` multistage pipeline;
 //! - [`mma_sync_multistage_tf32`]: TF32 `mma.sync`, `cp.async` multistage pipeline;
-//! - [`tma_warp_specialized`]: sm_90a, TMA + `mbarrier` ring + `wgmma`, warp-specialized, persistent.
+//! - [`tma_warp_specialized`]: sm_90a, TMA + `mbarrier` ring + `wgmma`, warp-specialized, persistent;
+//!   its work schedule (whole items, stream-K pieces) is [`stream_k`].
 
 pub mod cuda_core;
 pub mod cuda_core_multistage;
@@ -21,6 +22,7 @@ pub mod mma_sync_multistage_tf32;
 pub mod mma_sync_seed;
 #[cfg(target_arch = "nvptx64")]
 pub mod raster;
+pub mod stream_k;
 pub mod tma_warp_specialized;
 
 use crate::config::GemmShape;

@@ -39,7 +39,10 @@
 //!
 //! Persistent: the host launches at most one CTA per SM; CTA `b` computes work items (output tile ×
 //! batch item) `b, b + grid, …`, and the stage ring runs on across items, so the producer loads
-//! the next item while the consumers store the last.
+//! the next item while the consumers store the last. Under stream-K (`GemmParams::stream_k`) the
+//! k-tiles of the last items are shared out in equal pieces, one per CTA (`stream_k::Schedule`):
+//! a CTA whose piece starts inside an item stores its partial tile, and the CTA holding the
+//! item's first k-tiles adds the partials in k order before its epilogue.
 //!
 //! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
 //! `STAGES × (A BM×128 B + B BN×128 B)`, then the `full`, `empty` and `loaded` barriers.
@@ -47,7 +50,11 @@
 use crate::config::GemmShape;
 #[cfg(target_feature = "sm_90a")]
 use {
-    super::{batch_bases, raster::tile_of_block},
+    super::{
+        batch_bases,
+        raster::tile_of_block,
+        stream_k::{add_partial, store_partial, Role, Schedule},
+    },
     crate::arch::mbarrier,
     crate::arch::smem::{base, ld_shared_u32, st_shared_v4_u32},
     crate::arch::sync::{sync_threads, sync_warp},
@@ -140,6 +147,21 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 /// ```
 pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
     128 * (1 + (block.m / warp.m) * (block.n / warp.n))
+}
+
+/// Whether a kernel of this body shares out the k-tiles of its last work items (stream-K,
+/// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
+/// by loads in flight; with the schedule's state it spilled 4–104 B) nor the 256-wide
+/// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B).
+/// `persistent`: the kernel has this body at all.
+///
+/// ```
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
+/// assert!(shares_k_tiles(true, false, false, 256) && shares_k_tiles(true, false, true, 128));
+/// assert!(!shares_k_tiles(true, false, true, 256) && !shares_k_tiles(true, true, false, 128));
+/// ```
+pub const fn shares_k_tiles(persistent: bool, ldg: bool, reg_a: bool, bn: u32) -> bool {
+    persistent && !ldg && !(reg_a && bn == 256)
 }
 
 /// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
@@ -287,8 +309,8 @@ unsafe fn gemm_with_accumulators<
     let bk = ROW_BYTES / T::EB;
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     let tiles = tiles_m * tiles_n;
-    // work item w = z·tiles + tile; CTA `bid` takes w = bid, bid + grid, … (the host launches at most
-    // one CTA per SM and checks that tiles·batch fits 32 bits)
+    // work item w = z·tiles + tile; CTA `bid` takes w = bid, bid + grid, …, then its stream-K
+    // piece (the host launches at most one CTA per SM and checks that tiles·batch fits 32 bits)
     let work = tiles * p.batch;
     let grid = grid_dim();
     let item = |w: u32| {
@@ -306,6 +328,13 @@ unsafe fn gemm_with_accumulators<
     let a_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES;
     let b_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES + Stage::<BM, BN>::A_BYTES;
     let ktiles = p.k.div_ceil(bk);
+    // (no stream-K where the registers do not allow it: the schedule's state is then constant)
+    let sk_items = if shares_k_tiles(true, LDG, REG_A, BN) {
+        p.stream_k.items
+    } else {
+        0
+    };
+    let sched = Schedule::new(work, ktiles, sk_items, grid, bid);
     let wg = tid / 128;
 
     if tid == 0 {
@@ -342,17 +371,17 @@ unsafe fn gemm_with_accumulators<
         if LDG {
             // every producer thread copies its rows of each stage, then arrives on `full`
             let mut it = 0u32;
-            let mut w = bid;
-            while w < work {
-                let (tile, z) = item(w);
+            let mut cur = sched.start();
+            while let Some(unit) = sched.next(&mut cur) {
+                let (tile, z) = item(unit.item);
                 let (ga, gb, _) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
                 // stored rows and their in-range elements: A is m×k (k×m transposed), B k×n (n×k)
                 let (a_rows, a_len) = if TRANS_A { (p.k, p.m) } else { (p.m, p.k) };
                 let (b_rows, b_len) = if TRANS_B { (p.n, p.k) } else { (p.k, p.n) };
                 let a = SwizzledOperand::new(ga, p.lda, a_rows, a_len, TRANS_A, T::EB);
                 let b = SwizzledOperand::new(gb, p.ldb, b_rows, b_len, !TRANS_B, T::EB);
-                let mut kt = 0;
-                while kt < ktiles {
+                let mut kt = unit.k_begin;
+                while kt < unit.k_end {
                     let s = it % STAGES;
                     let parity = ((it / STAGES) & 1) ^ 1;
                     let at = (tile.m0, tile.n0, kt * bk);
@@ -363,7 +392,6 @@ unsafe fn gemm_with_accumulators<
                     kt += 1;
                     it += 1;
                 }
-                w += grid;
             }
         } else if tid == 0 {
             let (map_a, map_b) = (maps, maps + 128);
@@ -372,9 +400,9 @@ unsafe fn gemm_with_accumulators<
             // k-tiles issued so far: the ring's stage and phase run on across work items, so the
             // next item's first stages load while the consumers store the previous item
             let mut it = 0u32;
-            let mut w = bid;
-            while w < work {
-                let (tile, z) = item(w);
+            let mut cur = sched.start();
+            while let Some(unit) = sched.next(&mut cur) {
+                let (tile, z) = item(unit.item);
                 let za = if p.flags & flags::TMA_BATCH_A != 0 {
                     z
                 } else {
@@ -385,8 +413,8 @@ unsafe fn gemm_with_accumulators<
                 } else {
                     0
                 };
-                let mut kt = 0;
-                while kt < ktiles {
+                let mut kt = unit.k_begin;
+                while kt < unit.k_end {
                     let s = it % STAGES;
                     // a fresh barrier's "previous phase" counts as complete: round 0 passes at once
                     mbarrier::wait_parity(empty(s), ((it / STAGES) & 1) ^ 1);
@@ -430,7 +458,6 @@ unsafe fn gemm_with_accumulators<
                     kt += 1;
                     it += 1;
                 }
-                w += grid;
             }
         } else if staged && tid >= 32 {
             // transposer warp x = 0..3 takes the staged blocks x, x + 3, … of each stage (A's
@@ -438,7 +465,7 @@ unsafe fn gemm_with_accumulators<
             let (x, lane) = (tid / 32 - 1, tid % 32);
             let blocks_a = if stage_a { BM / TBLOCK } else { 0 };
             let blocks = blocks_a + if stage_b { BN / TBLOCK } else { 0 };
-            let total = ktiles * work.saturating_sub(bid).div_ceil(grid);
+            let total = sched.ktiles_total();
             let mut it = 0u32;
             while it < total {
                 let s = it % STAGES;
@@ -476,10 +503,13 @@ unsafe fn gemm_with_accumulators<
         let c = wg - 1;
         let mut d = [0.0f32; ACC];
         let mut it = 0u32;
-        let mut w = bid;
-        while w < work {
-            // k-tiles `first..end` of the ring belong to this item
-            let (first, end) = (it, it + ktiles);
+        let mut cur = sched.start();
+        while let Some(unit) = sched.next(&mut cur) {
+            // k-tiles `first..end` of the ring belong to this unit
+            let (first, end) = (it, it + (unit.k_end - unit.k_begin));
+            // what follows the k-loop, decided before it (one value live across it)
+            let peers = sched.peers(unit);
+            let partial = sched.role(unit) == Role::Partial;
             while it < end {
                 let s = it % STAGES;
                 mbarrier::wait_parity(full(s), (it / STAGES) & 1);
@@ -517,12 +547,22 @@ unsafe fn gemm_with_accumulators<
                 it += 1;
             }
             wgmma::wait_group::<0>();
-            // the item's last stage is free too: the producer may run ahead into the next item
+            // the unit's last stage is free too: the producer may run ahead into the next unit
             mbarrier::arrive(empty((it - 1) % STAGES));
-            // (recomputed here, so it is not live across the k-loop)
-            let (tile, z) = item(w);
-            let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
             let t = tid % 128;
+            if partial {
+                store_partial(&p.stream_k, bid, c, t, &d);
+                continue;
+            }
+            // a finisher's peers: the CTAs just below it, in k order
+            let mut i = 0;
+            while i < peers {
+                add_partial(&p.stream_k, bid - 1 - i, c, t, &mut d);
+                i += 1;
+            }
+            // (recomputed here, so it is not live across the k-loop)
+            let (tile, z) = item(unit.item);
+            let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
             // register-sourced A: the permuted rows of `fragment_row`, the pair adjacent
             let row0 = if REG_A {
                 tile.m0 + c * CONSUMER_ROWS + fragment_row(t / 32, (t % 32) / 4)
@@ -548,7 +588,6 @@ unsafe fn gemm_with_accumulators<
                 })];
                 store_pairs::<O, 1, N8>(p, &acc, gc, row0, tile.n0 + 2 * (t % 4));
             }
-            w += grid;
         }
     }
 }

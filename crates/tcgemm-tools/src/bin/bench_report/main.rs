@@ -47,8 +47,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use tcgemm::{Context, KernelSpec, Role};
-use tcgemm_testkit::{blas, ceiling, open_for, Path, Shape, Timer};
+use tcgemm::{Context, ContextOptions, KernelSpec, Role};
+use tcgemm_testkit::{blas, ceiling, open_for_with, Path, Shape, Timer};
 use tcgemm_tools::parse_args;
 
 use measure::{run_path, Env, Row};
@@ -88,6 +88,9 @@ struct Args {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
+    /// Run tcgemm with stream-K off (`ContextOptions::stream_k = false`), to compare.
+    #[arg(long)]
+    no_stream_k: bool,
 }
 
 fn parse_path(s: &str) -> Result<Path, String> {
@@ -366,7 +369,11 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let ctx = match open_for("bench_report", args.device) {
+    let opts = args.no_stream_k.then(|| ContextOptions {
+        stream_k: false,
+        ..Default::default()
+    });
+    let ctx = match open_for_with("bench_report", args.device, opts) {
         Ok(c) => c,
         Err(code) => return code,
     };

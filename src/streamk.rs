@@ -1,0 +1,207 @@
+//! Stream-K on the persistent kernels: when the work items (output tiles × batch items) leave the
+//! last wave short, the k-tiles of the last items are shared out in equal pieces, one per SM, so
+//! every CTA runs about as long (`tcgemm_kernels::params::StreamK`,
+//! `tcgemm_kernels::threadblock::stream_k`). A CTA whose piece starts inside an item stores its
+//! partial tile (f32) in the context's workspace and raises a flag; the CTA holding the item's
+//! first k-tiles adds the partials in k order and stores C. Same launch, no second kernel; integer
+//! flags, one order of additions: bitwise reproducible on a device (the pieces follow its SM
+//! count).
+//!
+//! # The model ([`choose`])
+//! A kernel that [streams k](tcgemm_kernels::config::KernelSpec::streams_k), a call that reads A
+//! and B, `W` work items on `S` SMs, `T` k-tiles per item:
+//! - whole waves need nothing: no stream-K when `W` is a multiple of `S`, or when the waves are
+//!   at least [`MIN_WAVE_EFFICIENCY`] percent full (`W / (⌈W/S⌉·S)`: 4096³ on 128×256 tiles, 512
+//!   items, 97%);
+//! - the shared items are the last partial wave plus one whole wave (`W mod S + S`), or all of
+//!   them when `W < S`; the others are dealt whole first. With a whole wave among them, a piece
+//!   spans one or two items, so an item is shared by two or three CTAs;
+//! - at least a third of an SM's worth of items is shared (`3·items ≥ S`): a finisher adds at
+//!   most a few partials, each `BM·BN·4` bytes read by one CTA; fewer items are left to split-K
+//!   ([`crate::splitk`]), which sums through all SMs;
+//! - a piece is at least [`MIN_PIECE_KTILES`] k-tiles.
+//!
+//! What it does not model (measured on the H200, docs/hopper-log.md): CTAs that share an item's
+//! k-tiles run at different k offsets, and the operand reads then cost more L2 traffic than whole
+//! items in lockstep (2560³ f16: L2 reads 408 MB against 223 MB for the same k-tiles), so a call
+//! whose waves are already half full (2560³, 200 items) gains nothing.
+//!
+//! The workspace: the flags (two `u32` per CTA) in the counters' place at its front
+//! ([`crate::splitk::counters_bytes`]), then one partial tile of `BM·BN` f32 per CTA, within the
+//! bound the context allocates ([`crate::splitk::workspace_bound`]).
+
+use crate::problem::Problem;
+use crate::splitk;
+use tcgemm_kernels::config::KernelSpec;
+use tcgemm_kernels::params::{GemmParams, StreamK};
+
+/// Wave efficiency (percent) at and above which a call runs without stream-K.
+pub const MIN_WAVE_EFFICIENCY: u64 = 90;
+/// Fewest k-tiles of one CTA's piece.
+pub const MIN_PIECE_KTILES: u64 = 4;
+
+/// Percent of the `sm_count · waves` CTA slots of a persistent launch that `work` items fill.
+pub(crate) fn wave_efficiency(work: u64, sm_count: u32) -> u64 {
+    let sms = u64::from(sm_count.max(1));
+    let slots = work.div_ceil(sms).max(1) * sms;
+    work * 100 / slots
+}
+
+/// The work items whose k-tiles `kernel` shares out for `problem` on `sm_count` SMs, or `None`
+/// for no stream-K (see the module docs).
+pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> Option<u32> {
+    if !kernel.streams_k() || !problem.reads_ab() || sm_count == 0 {
+        return None;
+    }
+    let sms = u64::from(sm_count);
+    let work = problem.work_items(kernel.c_tile());
+    if work == 0 || work % sms == 0 || wave_efficiency(work, sm_count) >= MIN_WAVE_EFFICIENCY {
+        return None;
+    }
+    let items = if work > sms { work % sms + sms } else { work };
+    let ktiles = (problem.gemm().k as u64).div_ceil(u64::from(kernel.block.k.max(1)));
+    let total = items.checked_mul(ktiles)?;
+    if 3 * items < sms || total < MIN_PIECE_KTILES * sms || total > u64::from(u32::MAX) {
+        return None;
+    }
+    u32::try_from(items).ok()
+}
+
+/// Bytes of the workspace a stream-K launch of `kernel` uses on `sm_count` SMs: the flags, then
+/// one partial tile per CTA.
+pub(crate) fn workspace_bytes(kernel: &KernelSpec, sm_count: u32) -> u64 {
+    let tile = u64::from(kernel.block.m) * u64::from(kernel.block.n) * 4;
+    splitk::counters_bytes(sm_count) + u64::from(sm_count) * tile
+}
+
+/// `p` with the stream-K schedule of `items` shared items, its flags and partials in the
+/// workspace at `workspace` (`sm_count` SMs).
+pub(crate) fn params(p: GemmParams, items: u32, workspace: u64, sm_count: u32) -> GemmParams {
+    GemmParams {
+        stream_k: StreamK {
+            flags: workspace,
+            partials: workspace + splitk::counters_bytes(sm_count),
+            items,
+            _pad: 0,
+        },
+        ..p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::Gemm;
+    use tcgemm_kernels::config::{find_kernel, KERNELS};
+    use tcgemm_kernels::threadblock::stream_k::{Role, Schedule};
+
+    fn f16(m: usize, n: usize, k: usize) -> Problem {
+        Problem::assume_aligned::<half::f16, half::f16>(&Gemm::new(m, n, k).trans_b(true)).unwrap()
+    }
+
+    const NT256: &str = "f16_f16_nt_128x256x64_w64x256_s4_tma";
+
+    #[test]
+    fn wave_quantized_calls_stream() {
+        let k = find_kernel(NT256).unwrap();
+        // 3072³: 288 items = 2 waves + 24 → the last 24 + one wave shared
+        assert_eq!(choose(k, &f16(3072, 3072, 3072), 132), Some(24 + 132));
+        // 2560³: 200 items (76% of two waves), all shared
+        assert_eq!(choose(k, &f16(2560, 2560, 2560), 132), Some(200));
+        // 1536³: 72 items on 132 SMs, all shared
+        assert_eq!(choose(k, &f16(1536, 1536, 1536), 132), Some(72));
+        // full waves: 4096³ (512 items, 97%), 8192³ (2048, 97%), 132 items exactly
+        assert_eq!(choose(k, &f16(4096, 4096, 4096), 132), None);
+        assert_eq!(choose(k, &f16(8192, 8192, 8192), 132), None);
+        assert_eq!(choose(k, &f16(128 * 12, 256 * 11, 4096), 132), None);
+        // too few items (a tile shared by more than ~3 CTAs): 1024³ has 32, decode 16
+        assert_eq!(choose(k, &f16(1024, 1024, 1024), 132), None);
+        assert_eq!(choose(k, &f16(128, 4096, 4096), 132), None);
+        // short k: 72 items × 2 k-tiles is under 4 per SM
+        assert_eq!(choose(k, &f16(1536, 1536, 128), 132), None);
+    }
+
+    /// The context allocates `splitk::workspace_bound` once; no stream-K launch needs more.
+    #[test]
+    fn workspace_fits_the_bound() {
+        for sms in [1, 78, 132, 144] {
+            let bound = splitk::workspace_bound(KERNELS, sms);
+            for k in KERNELS.iter().filter(|k| k.streams_k()) {
+                assert!(workspace_bytes(k, sms) <= bound, "{} on {sms} SMs", k.name);
+            }
+        }
+    }
+
+    #[test]
+    fn only_kernels_that_stream_k() {
+        let p = f16(3072, 3072, 3072);
+        for k in KERNELS.iter().filter(|k| !k.streams_k()) {
+            assert_eq!(choose(k, &p, 132), None, "{}", k.name);
+        }
+        assert!(KERNELS.iter().any(|k| k.streams_k()));
+    }
+
+    /// Every k-tile of every item is computed once; each item shared is stored by one finisher
+    /// whose peers hold the rest of it, in k order.
+    fn check_schedule(work: u32, ktiles: u32, items: u32, grid: u32) {
+        let mut seen = vec![0u32; (work * ktiles) as usize];
+        let mut owner = vec![None; work as usize];
+        for bid in 0..grid {
+            let s = Schedule::new(work, ktiles, items, grid, bid);
+            let mut c = s.start();
+            let mut count = 0;
+            let mut partials = 0;
+            while let Some(u) = s.next(&mut c) {
+                assert!(u.k_begin < u.k_end && u.k_end <= ktiles);
+                for kt in u.k_begin..u.k_end {
+                    seen[(u.item * ktiles + kt) as usize] += 1;
+                }
+                count += u.k_end - u.k_begin;
+                match s.role(u) {
+                    Role::Whole | Role::Finisher => {
+                        assert!(owner[u.item as usize].replace((bid, u)).is_none());
+                    }
+                    Role::Partial => partials += 1,
+                }
+            }
+            assert_eq!(count, s.ktiles_total(), "CTA {bid}");
+            assert!(partials <= 1, "CTA {bid} has {partials} partials");
+        }
+        assert!(
+            seen.iter().all(|&n| n == 1),
+            "{work}×{ktiles}, {items} on {grid}"
+        );
+        for (item, o) in owner.iter().enumerate() {
+            let (bid, u) = o.unwrap_or_else(|| panic!("item {item} has no finisher"));
+            let s = Schedule::new(work, ktiles, items, grid, bid);
+            // the peers bid−1, bid−2, … start where the previous piece ended
+            let mut next = u.k_end;
+            for i in 0..s.peers(u) {
+                let peer = bid - 1 - i;
+                let ps = Schedule::new(work, ktiles, items, grid, peer);
+                let mut c = ps.start();
+                let first = std::iter::from_fn(|| ps.next(&mut c))
+                    .find(|v| v.item == u.item)
+                    .unwrap();
+                assert_eq!((first.k_begin, ps.role(first)), (next, Role::Partial));
+                next = first.k_end;
+            }
+            assert_eq!(next, ktiles, "item {item}");
+        }
+    }
+
+    #[test]
+    fn schedules_cover_every_k_tile_once() {
+        check_schedule(288, 48, 156, 132);
+        check_schedule(200, 40, 200, 132);
+        check_schedule(72, 24, 72, 132);
+        check_schedule(64, 16, 64, 132);
+        check_schedule(10, 7, 10, 3);
+        check_schedule(10, 7, 4, 3);
+        check_schedule(5, 1, 5, 4);
+        check_schedule(9, 3, 0, 4);
+        check_schedule(145, 13, 145, 132);
+        // a piece shorter than an item: items shared by three CTAs and more
+        check_schedule(50, 13, 50, 70);
+    }
+}

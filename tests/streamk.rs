@@ -1,0 +1,182 @@
+//! Stream-K (src/streamk.rs): calls whose work items leave the last wave of a persistent kernel
+//! short, where the CTAs share out the k-tiles of the last items and add partial tiles in a fixed
+//! order. Every kernel that streams k, by name, on a one-wave shape (odd tails in M, N and K,
+//! padded leading dimensions, beta ≠ 0) and a multi-wave one (whole items dealt first, then the
+//! shared ones), and dispatch on short-wave shapes of every path and layout: the plan shows
+//! stream-K, the result is within the path's tolerance of the f64 reference, bitwise identical
+//! over repeats, and within tolerance with stream-K off (`ContextOptions::stream_k = false`).
+//! `TCGEMM_KERNEL_FILTER=SUBSTRING` narrows the by-name test (sanitizer runs).
+//!
+//! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+
+use half::{bf16, f16};
+use tcgemm::{Context, ContextOptions, Elem, KernelSpec, Math, Precision, Role};
+use tcgemm_testkit::*;
+
+/// At most this many multiply-adds get a full reference; above it the reference samples entries.
+const REFERENCE_MACS: u128 = 1 << 26;
+/// Launches of each case compared bit for bit.
+const REPEATS: usize = 10;
+
+fn no_stream_k_context() -> Option<Context> {
+    gpu_with_options(ContextOptions {
+        stream_k: false,
+        ..Default::default()
+    })
+}
+
+/// The Hopper context, or `None` (nothing to test) on other GPUs.
+fn hopper() -> Option<&'static Context> {
+    gpu().filter(|c| c.capabilities().hopper)
+}
+
+/// One call, dispatched or through `kernel`: stream-K in the plan, within `tol` of the reference,
+/// the same bits over [`REPEATS`] launches, within `tol` with stream-K off.
+fn check<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    off: &Context,
+    rng: &mut Rng,
+    label: &str,
+    p: Problem,
+    kernel: Option<&str>,
+    tol: f64,
+) {
+    let case = Case::<I, O>::with_reference_limit(label, p, rng, REFERENCE_MACS);
+    let mut dev = case.upload(ctx.stream());
+    let launch = |dev: &mut _| {
+        case.launch(ctx, dev, kernel)
+            .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
+            .expect("a call with output launches")
+    };
+    let plan = launch(&mut dev);
+    assert!(
+        plan.stream_k > 0 && plan.grid.0 == ctx.capabilities().sm_count,
+        "{label} should stream k: {plan:?}"
+    );
+    let first = case.download(ctx.stream(), &dev);
+    case.verify_on(&format!("stream-K {}", plan.kernel.name), &first, tol);
+    for i in 1..REPEATS {
+        case.reset_c(ctx.stream(), &mut dev);
+        launch(&mut dev);
+        let again = case.download(ctx.stream(), &dev);
+        assert!(
+            again == first,
+            "repeat {i} differs bitwise: {}",
+            case.describe()
+        );
+    }
+    case.verify_on("stream-K off", &case.run_with(off, kernel), tol);
+}
+
+/// A kernel's tolerance at depth `k` (as `tests/every_kernel.rs`).
+fn tol(spec: &KernelSpec, k: usize) -> f64 {
+    let acc = match spec.math {
+        Math::MmaTf32 => TOL_TF32_FRO,
+        _ => tol_f32_acc(k),
+    };
+    acc + match spec.output {
+        Elem::F32 => tol_out::<f32>(),
+        Elem::F16 => tol_out::<f16>(),
+        Elem::Bf16 => tol_out::<bf16>(),
+    }
+}
+
+/// Shapes that stream k on `spec` (132 SMs or so): 72 items of its C tile with tails in M, N and
+/// K (17 k-tiles: parts of unequal length), leading dimensions padded (16-byte multiples),
+/// `beta ≠ 0`; and 300 items over two batch items (two whole waves dealt first on 132 SMs).
+fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 2] {
+    let tile = spec.c_tile();
+    let (tm, tn, bk) = (tile.m as usize, tile.n as usize, spec.block.k as usize);
+    let prec = if spec.math == Math::MmaTf32 {
+        Precision::Tf32
+    } else {
+        Precision::Default
+    };
+    let one_wave = Problem::new(12 * tm - 5, 6 * tn - 3, 16 * bk + 7)
+        .trans(spec.trans_a, spec.trans_b)
+        .scale(1.5, -0.5)
+        .precision(prec);
+    let pad = |x: usize| (8 - x % 8) % 8 + 8;
+    let (ca, cb, n) = (one_wave.a_cols(), one_wave.b_cols(), one_wave.n);
+    let one_wave = one_wave.pad_ld(pad(ca), pad(cb), pad(n));
+    let waves = Problem::new(10 * tm, 15 * tn, 16 * bk)
+        .trans(spec.trans_a, spec.trans_b)
+        .batched(2)
+        .precision(prec);
+    [("one wave, tails", one_wave), ("two waves + 36", waves)]
+}
+
+fn by_name<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    off: &Context,
+    spec: &KernelSpec,
+    rng: &mut Rng,
+) {
+    for (label, p) in shapes(spec) {
+        let k = p.k;
+        let label = format!("{} {label}", spec.name);
+        check::<I, O>(ctx, off, rng, &label, p, Some(spec.name), tol(spec, k));
+    }
+}
+
+#[test]
+fn every_stream_k_kernel() {
+    let Some(ctx) = hopper() else { return };
+    let Some(off) = no_stream_k_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("every_stream_k_kernel");
+    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
+    let kernels: Vec<_> = ctx
+        .kernels()
+        .into_iter()
+        .filter(|k| k.role() == Role::Gemm && k.streams_k() && k.name.contains(filter.as_str()))
+        .collect();
+    assert!(
+        !kernels.is_empty(),
+        "no kernel that streams k matches '{filter}'"
+    );
+    for spec in kernels {
+        match (spec.input, spec.output) {
+            (Elem::F32, Elem::F32) => by_name::<f32, f32>(ctx, &off, spec, &mut rng),
+            (Elem::F16, Elem::F32) => by_name::<f16, f32>(ctx, &off, spec, &mut rng),
+            (Elem::F16, Elem::F16) => by_name::<f16, f16>(ctx, &off, spec, &mut rng),
+            (Elem::Bf16, Elem::F32) => by_name::<bf16, f32>(ctx, &off, spec, &mut rng),
+            (Elem::Bf16, Elem::Bf16) => by_name::<bf16, bf16>(ctx, &off, spec, &mut rng),
+            (i, o) => panic!(
+                "kernel {} has a type pair ({i:?} -> {o:?}) this test does not know",
+                spec.name
+            ),
+        }
+    }
+}
+
+/// Dispatch takes stream-K on short waves: 1536³ (72 tiles of 128×256) and 3000×3000×1000
+/// (2.2 waves), every layout, f16 → f16, bf16 → f32 and TF32.
+#[test]
+fn dispatch_streams_k_on_short_waves() {
+    let Some(ctx) = hopper() else { return };
+    let Some(off) = no_stream_k_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("dispatch_streams_k_on_short_waves");
+    for (m, n, k) in [(1536, 1536, 1536), (3000, 3000, 1000)] {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let p = Problem::new(m, n, k).trans(ta, tb);
+            let label = format!("{m}x{n}x{k} {}", lay(ta, tb));
+            check::<f16, f16>(
+                ctx,
+                &off,
+                &mut rng,
+                &label,
+                p.clone(),
+                None,
+                tol_16::<f16>(k),
+            );
+            let beta = p.clone().scale(0.75, -1.5);
+            check::<bf16, f32>(ctx, &off, &mut rng, &label, beta, None, tol_16::<f32>(k));
+            let tf32 = p.precision(Precision::Tf32);
+            check::<f32, f32>(ctx, &off, &mut rng, &label, tf32, None, TOL_TF32_FRO);
+        }
+    }
+}
