@@ -53,10 +53,8 @@ pub struct ContextOptions {
     /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel; see
     /// [`Split`](crate::Split)). Default `true`.
     pub split_k: bool,
-    /// Whether [`Context::gemm`] may share out the k-tiles of the last work items of a persistent
-    /// kernel whose waves the call leaves short (deterministic stream-K: partial tiles go to the
-    /// context's workspace and are added in a fixed order by the CTA that stores the tile; see
-    /// [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
+    /// Whether a persistent kernel may share out the k-tiles of its last work items where the
+    /// call leaves its waves short (deterministic stream-K, [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
     pub stream_k: bool,
 }
 
@@ -372,8 +370,7 @@ impl Context {
         self.split_k
     }
 
-    /// Whether [`Context::gemm`] may use stream-K on the persistent kernels
-    /// ([`ContextOptions::stream_k`]).
+    /// Whether persistent kernels may use stream-K ([`ContextOptions::stream_k`]).
     ///
     /// ```no_run
     /// let ctx = tcgemm::Context::new(0)?;

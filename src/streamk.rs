@@ -19,12 +19,13 @@
 //! - at least a third of an SM's worth of items is shared (`3·items ≥ S`): a finisher adds at
 //!   most a few partials, each `BM·BN·4` bytes read by one CTA; fewer items are left to split-K
 //!   ([`crate::splitk`]), which sums through all SMs;
-//! - a piece is at least [`MIN_PIECE_KTILES`] k-tiles.
-//!
-//! What it does not model (measured on the H200, docs/hopper-log.md): CTAs that share an item's
-//! k-tiles run at different k offsets, and the operand reads then cost more L2 traffic than whole
-//! items in lockstep (2560³ f16: L2 reads 408 MB against 223 MB for the same k-tiles), so a call
-//! whose waves are already half full (2560³, 200 items) gains nothing.
+//! - the k-tiles the busiest CTA computes drop by at least [`PARTIAL_COST_KTILES`]: from
+//!   `⌈W/S⌉·T` to `(W − items)/S · T + ⌈items·T / S⌉`. The partial tiles cost that much (measured
+//!   on the H200, docs/hopper-log.md): each CTA writes one `BM·BN` f32 tile and a finisher reads
+//!   one to three, all at about the same moment, an L2-bound burst of 10–15 µs that no mainloop
+//!   hides (1536³ f16: 24 µs for 13 k-tiles per CTA, 9–10 µs of them); and CTAs at different k
+//!   offsets read their operands with less sharing in L2 than whole items in lockstep (2560³ f16:
+//!   L2 reads 408 MB against 223 MB for the same k-tiles, no gain from the even split).
 //!
 //! The workspace: the flags (two `u32` per CTA) in the counters' place at its front
 //! ([`crate::splitk::counters_bytes`]), then one partial tile of `BM·BN` f32 per CTA, within the
@@ -37,8 +38,10 @@ use tcgemm_kernels::params::{GemmParams, StreamK};
 
 /// Wave efficiency (percent) at and above which a call runs without stream-K.
 pub const MIN_WAVE_EFFICIENCY: u64 = 90;
-/// Fewest k-tiles of one CTA's piece.
-pub const MIN_PIECE_KTILES: u64 = 4;
+/// k-tiles (of the kernel's own tile) the exchange of partial tiles costs: stream-K runs when it
+/// saves the busiest CTA more. Fitted to the H200 measurements of docs/hopper-log.md: 2560³ f16
+/// (19 k-tiles saved) gained nothing, 2048×1024×4096 (33) gained 18%, 3072³ (39) 25%.
+pub const PARTIAL_COST_KTILES: u64 = 20;
 
 /// Percent of the `sm_count · waves` CTA slots of a persistent launch that `work` items fill.
 pub(crate) fn wave_efficiency(work: u64, sm_count: u32) -> u64 {
@@ -61,7 +64,12 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     let items = if work > sms { work % sms + sms } else { work };
     let ktiles = (problem.gemm().k as u64).div_ceil(u64::from(kernel.block.k.max(1)));
     let total = items.checked_mul(ktiles)?;
-    if 3 * items < sms || total < MIN_PIECE_KTILES * sms || total > u64::from(u32::MAX) {
+    if 3 * items < sms || total > u64::from(u32::MAX) {
+        return None;
+    }
+    let whole = work.div_ceil(sms) * ktiles;
+    let shared = (work - items) / sms * ktiles + total.div_ceil(sms);
+    if whole < shared + PARTIAL_COST_KTILES {
         return None;
     }
     u32::try_from(items).ok()
@@ -106,10 +114,11 @@ mod tests {
         let k = find_kernel(NT256).unwrap();
         // 3072³: 288 items = 2 waves + 24 → the last 24 + one wave shared
         assert_eq!(choose(k, &f16(3072, 3072, 3072), 132), Some(24 + 132));
-        // 2560³: 200 items (76% of two waves), all shared
-        assert_eq!(choose(k, &f16(2560, 2560, 2560), 132), Some(200));
-        // 1536³: 72 items on 132 SMs, all shared
-        assert_eq!(choose(k, &f16(1536, 1536, 1536), 132), Some(72));
+        // 1536² × 4096: 72 items on 132 SMs, all shared (64 k-tiles per CTA become 35)
+        assert_eq!(choose(k, &f16(1536, 1536, 4096), 132), Some(72));
+        // 2560³ (200 items: 80 k-tiles become 61) and 1536³ (24 become 14): the partials cost more
+        assert_eq!(choose(k, &f16(2560, 2560, 2560), 132), None);
+        assert_eq!(choose(k, &f16(1536, 1536, 1536), 132), None);
         // full waves: 4096³ (512 items, 97%), 8192³ (2048, 97%), 132 items exactly
         assert_eq!(choose(k, &f16(4096, 4096, 4096), 132), None);
         assert_eq!(choose(k, &f16(8192, 8192, 8192), 132), None);
@@ -117,7 +126,7 @@ mod tests {
         // too few items (a tile shared by more than ~3 CTAs): 1024³ has 32, decode 16
         assert_eq!(choose(k, &f16(1024, 1024, 1024), 132), None);
         assert_eq!(choose(k, &f16(128, 4096, 4096), 132), None);
-        // short k: 72 items × 2 k-tiles is under 4 per SM
+        // short k: 72 items × 2 k-tiles
         assert_eq!(choose(k, &f16(1536, 1536, 128), 132), None);
     }
 

@@ -82,8 +82,8 @@ fn tol(spec: &KernelSpec, k: usize) -> f64 {
 }
 
 /// Shapes that stream k on `spec` (132 SMs or so): 72 items of its C tile with tails in M, N and
-/// K (17 k-tiles: parts of unequal length), leading dimensions padded (16-byte multiples),
-/// `beta ≠ 0`; and 300 items over two batch items (two whole waves dealt first on 132 SMs).
+/// K (65 k-tiles), leading dimensions padded (16-byte multiples), `beta ≠ 0`; and 300 items over
+/// two batch items (two whole waves dealt first on 132 SMs).
 fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 2] {
     let tile = spec.c_tile();
     let (tm, tn, bk) = (tile.m as usize, tile.n as usize, spec.block.k as usize);
@@ -92,14 +92,14 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 2] {
     } else {
         Precision::Default
     };
-    let one_wave = Problem::new(12 * tm - 5, 6 * tn - 3, 16 * bk + 7)
+    let one_wave = Problem::new(12 * tm - 5, 6 * tn - 3, 64 * bk + 7)
         .trans(spec.trans_a, spec.trans_b)
         .scale(1.5, -0.5)
         .precision(prec);
     let pad = |x: usize| (8 - x % 8) % 8 + 8;
     let (ca, cb, n) = (one_wave.a_cols(), one_wave.b_cols(), one_wave.n);
     let one_wave = one_wave.pad_ld(pad(ca), pad(cb), pad(n));
-    let waves = Problem::new(10 * tm, 15 * tn, 16 * bk)
+    let waves = Problem::new(10 * tm, 15 * tn, 64 * bk)
         .trans(spec.trans_a, spec.trans_b)
         .batched(2)
         .precision(prec);
@@ -151,8 +151,8 @@ fn every_stream_k_kernel() {
     }
 }
 
-/// Dispatch takes stream-K on short waves: 1536³ (72 tiles of 128×256) and 3000×3000×1000
-/// (2.2 waves), every layout, f16 → f16, bf16 → f32 and TF32.
+/// Dispatch takes stream-K on short waves: 1536²×4096 (72 tiles of 128×256) and 3000³ (2.2
+/// waves), every layout, f16 → f16, bf16 → f32 and TF32.
 #[test]
 fn dispatch_streams_k_on_short_waves() {
     let Some(ctx) = hopper() else { return };
@@ -160,7 +160,7 @@ fn dispatch_streams_k_on_short_waves() {
         return;
     };
     let mut rng = Rng::for_test("dispatch_streams_k_on_short_waves");
-    for (m, n, k) in [(1536, 1536, 1536), (3000, 3000, 1000)] {
+    for (m, n, k) in [(1536, 1536, 4096), (3000, 3000, 3000)] {
         for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
             let p = Problem::new(m, n, k).trans(ta, tb);
             let label = format!("{m}x{n}x{k} {}", lay(ta, tb));
