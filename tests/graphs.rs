@@ -1,8 +1,9 @@
 //! CUDA graphs: `Context::gemm` calls captured with cudarc's stream capture on the context's
 //! stream (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`, as serving frameworks capture decode loops)
 //! launch nothing while captured, and every replay writes the bits of the direct call: decode
-//! calls split along K (the workspace is the context's, allocated once), unsplit calls on the
-//! sm_80 and the Hopper kernels, f16, bf16, tf32 and fp32.
+//! calls split along K (the workspace is the context's, allocated once), a short-wave call that
+//! streams k on Hopper (the same workspace), unsplit calls on the sm_80 and the Hopper kernels,
+//! f16, bf16, tf32 and fp32.
 //!
 //! As cudarc's own graph tests do, the test turns off cudarc's per-buffer event tracking: with
 //! it on, a buffer last written before the capture makes the capture wait on uncaptured work
@@ -18,17 +19,22 @@ use tcgemm_testkit::*;
 /// At most this many multiply-adds get a full reference; above it the reference samples entries.
 const REFERENCE_MACS: u128 = 1 << 26;
 
+/// The tests share the context's stream, and while one captures it no other may use it (CUDA
+/// refuses work on a capturing stream, or the capture fails): one path at a time.
+static STREAM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Captures one call of `p`, checks that capturing ran nothing, then replays the graph three
 /// times, each replay after C is restored, each giving the direct call's bits.
 fn replays<I: TestElem, O: TestElem>(ctx: &Context, rng: &mut Rng, p: Problem) {
     let g = p.gemm();
     let plan = ctx.plan::<I, O>(&g).expect("plan");
     let label = format!(
-        "graph {}->{} {g:?} on {} S={}",
+        "graph {}->{} {g:?} on {} S={} stream-K items={}",
         I::NAME,
         O::NAME,
         plan.kernel.name,
-        plan.split.slices
+        plan.split.slices,
+        plan.stream_k
     );
     let case = Case::<I, O>::with_reference_limit(label, p, rng, REFERENCE_MACS);
     let stream = ctx.stream();
@@ -64,9 +70,13 @@ fn replays<I: TestElem, O: TestElem>(ctx: &Context, rng: &mut Rng, p: Problem) {
     }
 }
 
-/// Decode calls (split along K where the model splits them) and a large call on each path.
+/// Decode calls (split along K where the model splits them), a short-wave call (72 tiles of
+/// 128×256: stream-K on Hopper) and a large call on each path.
 fn path<I: TestElem, O: TestElem>(precision: Precision) {
     let Some(ctx) = gpu() else { return };
+    let _stream = STREAM
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // SAFETY: every buffer of this test binary is used on the context's stream alone, in order.
     unsafe { ctx.cuda().disable_event_tracking() };
     let mut rng = Rng::for_test(&format!("graphs {}->{} {precision:?}", I::NAME, O::NAME));
@@ -75,6 +85,7 @@ fn path<I: TestElem, O: TestElem>(precision: Precision) {
         (16, 4096, 4096, true),
         (7, 1000, 4099, false),
         (1024, 1024, 512, true),
+        (1536, 1536, 4096, false),
     ] {
         let p = Problem::new(m, n, k).trans(false, tb).precision(precision);
         replays::<I, O>(ctx, &mut rng, p);
