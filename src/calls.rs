@@ -43,11 +43,11 @@ fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
 impl Context {
     /// The kernel dispatch picks for `problem`: the best loaded kernel that
     /// [`can_implement`](crate::can_implement) it, counting how each would cut the call along K
-    /// (split-K slices or stream-K, [`dispatch::select`]).
-    pub(crate) fn select(&self, problem: &Problem) -> Result<&'static KernelSpec> {
+    /// with the `cuts` the call may take (split-K slices or stream-K, [`dispatch::select`]).
+    pub(crate) fn select(&self, problem: &Problem, cuts: Cuts) -> Result<&'static KernelSpec> {
         let sms = self.capabilities().sm_count;
         let usable = |s: &KernelSpec| self.is_loaded(s);
-        let cut = |s: &KernelSpec| self.cut(s, problem, sms);
+        let cut = |s: &KernelSpec| self.cut(s, problem, sms, cuts);
         dispatch::select(KERNELS, problem, Some(sms), usable, cut).ok_or_else(|| {
             dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
                 self.why_unusable(s, problem)
@@ -73,7 +73,7 @@ impl Context {
     pub fn plan<I: Element, O: Element>(&self, g: &Gemm) -> Result<Plan> {
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let problem = Problem::resolve(g, sig, g.required_lens()?)?;
-        let spec = self.select(&problem)?;
+        let spec = self.select(&problem, self.cuts())?;
         self.plan_problem(spec, &problem, self.cuts())
     }
 
@@ -111,7 +111,7 @@ impl Context {
             self.check_buffers(a, b, c)?;
             problem = problem.at(peek_addresses(a, b, c));
         }
-        let spec = self.select(&problem)?;
+        let spec = self.select(&problem, self.cuts())?;
         self.plan_problem(spec, &problem, self.cuts())
     }
 
@@ -161,7 +161,7 @@ impl Context {
         self.check_buffers(a, b, c)?;
         self.with_addresses(a, b, c, |addrs| {
             let problem = problem.at(addrs);
-            let spec = self.select(&problem)?;
+            let spec = self.select(&problem, self.cuts())?;
             let stream = self.stream().cu_stream();
             // SAFETY: `problem` was validated against these buffers, whose stream guards
             // `with_addresses` holds across the launch on this context's stream.
@@ -287,7 +287,7 @@ impl Context {
 
     /// The launch shape of `spec` for `problem`, cut along K where `cuts` allows and the models
     /// say so: stream-K on a persistent kernel whose waves the call leaves short
-    /// ([`streamk::choose`], [`Plan::stream_k`]), else split-K ([`Plan::split_k`]). Dispatch
+    /// ([`streamk::choose`], [`Plan::with_stream_k`]), else split-K ([`Plan::split_k`]). Dispatch
     /// ([`Context::select`]) already weighed the cut against the other kernels.
     pub(crate) fn plan_problem(
         &self,
@@ -299,7 +299,7 @@ impl Context {
         let plan = Plan::for_kernel(spec, problem, sms)?;
         if cuts.stream_k {
             if let Some(items) = streamk::choose(spec, problem, sms) {
-                return Ok(plan.stream_k(items, sms));
+                return Ok(plan.with_stream_k(items, sms));
             }
         }
         if !cuts.split_k {
@@ -308,18 +308,18 @@ impl Context {
         Ok(plan.split_k(problem, sms, |s| self.is_loaded(s)))
     }
 
-    /// How [`Context::gemm`] would cut `problem` along K on `spec`: stream-K where
-    /// [`streamk::choose`] says so, else the k-slices of [`splitk::choose`] on the kernel's loaded
-    /// f32 twin (1: no split), as the context allows.
-    fn cut(&self, spec: &KernelSpec, problem: &Problem, sms: u32) -> KSplit {
-        if self.stream_k() && streamk::choose(spec, problem, sms).is_some() {
+    /// How a call would cut `problem` along K on `spec` (as [`Context::plan_problem`] does):
+    /// stream-K where `cuts` allows and [`streamk::choose`] says so, else the k-slices of
+    /// [`splitk::choose`] on the kernel's loaded f32 twin where `cuts` allows (1: no split).
+    fn cut(&self, spec: &KernelSpec, problem: &Problem, sms: u32, cuts: Cuts) -> KSplit {
+        if cuts.stream_k && streamk::choose(spec, problem, sms).is_some() {
             return KSplit {
                 slices: 1,
                 stream_k: true,
             };
         }
         // the cheap kernel-independent test first: most calls have enough tiles
-        if !self.split_k() || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
+        if !cuts.split_k || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
             return KSplit::NONE;
         }
         let slices = splitk::f32_twin(spec, KERNELS)

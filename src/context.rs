@@ -53,8 +53,8 @@ pub struct ContextOptions {
     /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel; see
     /// [`Split`](crate::Split)). Default `true`.
     pub split_k: bool,
-    /// Whether a persistent kernel may share out the k-tiles of its last work items where the
-    /// call leaves its waves short (deterministic stream-K, [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
+    /// Whether a call that leaves a persistent kernel's waves short may share out k-tiles among
+    /// its CTAs (stream-K, [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
     pub stream_k: bool,
 }
 

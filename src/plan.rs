@@ -164,7 +164,7 @@ impl Plan {
 
     /// This plan (of a persistent kernel) with the k-tiles of its last `items` work items shared
     /// out among one CTA per SM (stream-K, [`crate::streamk::choose`]'s answer).
-    pub(crate) fn stream_k(self, items: u32, sm_count: u32) -> Plan {
+    pub(crate) fn with_stream_k(self, items: u32, sm_count: u32) -> Plan {
         Plan {
             grid: (sm_count.max(1), 1, 1),
             stream_k: items,

@@ -117,8 +117,9 @@ impl Context {
     /// ([`Gemm::validate`]), and for every operand the call references a non-null address aligned
     /// to its element type, inside the 64-bit address space, C apart from A and B; that `stream`
     /// belongs to this context (when the driver can say); then dispatch picks the kernel for the
-    /// addresses as for [`Context::gemm`]. No ordering with [`Context::stream`] or cudarc's events
-    /// is added: the work is ordered on `stream` only.
+    /// addresses as for [`Context::gemm`], except that the call is never cut along K (split-K and
+    /// stream-K use the context's workspace, ordered on [`Context::stream`]). No ordering with
+    /// [`Context::stream`] or cudarc's events is added: the work is ordered on `stream` only.
     ///
     /// # Safety
     /// 1. `a.ptr`, `b.ptr` and `c.ptr` are device addresses of memory that this context's device
@@ -172,7 +173,8 @@ impl Context {
             return Ok(None);
         }
         self.check_stream(stream)?;
-        let spec = self.select(&problem)?;
+        // dispatch counts no cut along K: this call runs on the caller's stream
+        let spec = self.select(&problem, Cuts::NONE)?;
         // SAFETY: the caller guarantees (# Safety 1–4) that the addresses are live device memory of
         // this context of the lengths `problem` was validated against, untouched until the kernel
         // completes on `stream`, a live stream of this context.
