@@ -4,7 +4,7 @@
 //! Each resolves one [`Problem`] at its top (precision, then the lengths, then the buffers'
 //! device and addresses), picks or checks the kernel against it, and launches from it.
 
-use crate::context::Context;
+use crate::context::{Context, Workspace};
 use crate::dispatch::{self, KSplit};
 use crate::element::Element;
 use crate::error::{invalid, Error, Result};
@@ -17,6 +17,7 @@ use crate::splitk;
 use crate::streamk;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
+use std::sync::MutexGuard;
 use tcgemm_kernels::config::{find_kernel, KernelSpec, ParamsKind, KERNELS};
 
 /// Which cuts along K a call may take: split-K ([`Plan::split`]), stream-K ([`Plan::stream_k`]).
@@ -367,6 +368,17 @@ impl Context {
         Ok(plan)
     }
 
+    /// The workspace, locked and holding at least `bytes` ([`Context::split_workspace`]), and its
+    /// address: the caller enqueues the work that uses it while it holds the guard.
+    fn workspace_at(&self, bytes: u64) -> Result<(MutexGuard<'_, Option<Workspace>>, u64)> {
+        let ws = self.split_workspace(bytes)?;
+        let addr = ws
+            .as_ref()
+            .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?
+            .addr;
+        Ok((ws, addr))
+    }
+
     /// Enqueues a stream-K launch on the context's stream while holding the workspace (its flags
     /// and partial tiles).
     ///
@@ -380,11 +392,7 @@ impl Context {
         problem: &Problem,
     ) -> Result<()> {
         let sms = self.capabilities().sm_count;
-        let ws = self.split_workspace(streamk::workspace_bytes(plan.kernel, sms))?;
-        let addr = ws
-            .as_ref()
-            .ok_or_else(|| Error::Unsupported("the stream-K workspace is missing".into()))?
-            .addr;
+        let (_ws, addr) = self.workspace_at(streamk::workspace_bytes(plan.kernel, sms))?;
         let params = streamk::params(launch::params(problem)?, plan.stream_k, addr, sms);
         let tma = crate::tma::tma_params(params, plan.kernel)?;
         // SAFETY: as `launch_gemm` for A, B and C; the CTAs (one per SM, `plan.grid`) write and
@@ -407,11 +415,7 @@ impl Context {
     ) -> Result<()> {
         let p = launch::params(problem)?;
         let stream = self.stream();
-        let ws = self.split_workspace(plan.split.workspace_bytes)?;
-        let addr = ws
-            .as_ref()
-            .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?
-            .addr;
+        let (_ws, addr) = self.workspace_at(plan.split.workspace_bytes)?;
         let sms = self.capabilities().sm_count;
         let params = splitk::split_params(&p, problem, &plan.split, addr, sms);
         let (cuda, cu) = (self.cuda(), stream.cu_stream());

@@ -40,7 +40,7 @@ use tcgemm_kernels::params::{GemmParams, StreamK};
 pub const MIN_WAVE_EFFICIENCY: u64 = 90;
 /// k-tiles (of the kernel's own tile) the exchange of partial tiles costs: stream-K runs when it
 /// saves the busiest CTA more. Fitted to the H200 measurements of docs/hopper-log.md: 2560³ f16
-/// (19 k-tiles saved) gained nothing, 2048×1024×4096 (33) gained 18%, 3072³ (39) 25%.
+/// (19 k-tiles saved) gained nothing, 2048×1024×4096 (33) 4–18% over two runs, 3072³ (39) 24%.
 pub const PARTIAL_COST_KTILES: u64 = 20;
 
 /// Percent of the `sm_count · waves` CTA slots of a persistent launch that `work` items fill.

@@ -12,20 +12,6 @@ use half::{bf16, f16};
 use tcgemm::{Context, Elem, KernelSpec, Math, Precision, Role};
 use tcgemm_testkit::*;
 
-fn tol(spec: &KernelSpec, k: usize) -> f64 {
-    let acc = match spec.math {
-        Math::Ffma => tol_fp32(k),
-        Math::MmaTf32 => TOL_TF32_FRO,
-        _ => tol_f32_acc(k),
-    };
-    let out = match spec.output {
-        Elem::F32 => tol_out::<f32>(),
-        Elem::F16 => tol_out::<f16>(),
-        Elem::Bf16 => tol_out::<bf16>(),
-    };
-    acc + out
-}
-
 fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
     let (bm, bn, bk) = (
         spec.block.m as usize,
@@ -61,7 +47,7 @@ fn run<I: TestElem, O: TestElem>(ctx: &Context, spec: &KernelSpec, rng: &mut Rng
     for (label, p) in shapes(spec) {
         let case = Case::<I, O>::new(format!("{} {label}", spec.name), p, rng);
         let out = case.run_with(ctx, Some(spec.name));
-        case.verify_on(spec.name, &out, tol(spec, case.p.k));
+        case.verify_on(spec.name, &out, tol_kernel(spec, case.p.k));
     }
 }
 

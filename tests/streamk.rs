@@ -68,19 +68,6 @@ fn check<I: TestElem, O: TestElem>(
     case.verify_on("stream-K off", &case.run_with(off, kernel), tol);
 }
 
-/// A kernel's tolerance at depth `k` (as `tests/every_kernel.rs`).
-fn tol(spec: &KernelSpec, k: usize) -> f64 {
-    let acc = match spec.math {
-        Math::MmaTf32 => TOL_TF32_FRO,
-        _ => tol_f32_acc(k),
-    };
-    acc + match spec.output {
-        Elem::F32 => tol_out::<f32>(),
-        Elem::F16 => tol_out::<f16>(),
-        Elem::Bf16 => tol_out::<bf16>(),
-    }
-}
-
 /// Shapes that stream k on `spec` (132 SMs or so): 72 items of its C tile with tails in M, N and
 /// K (65 k-tiles), leading dimensions padded (16-byte multiples), `beta ≠ 0`; and 300 items over
 /// two batch items (two whole waves dealt first on 132 SMs).
@@ -115,7 +102,15 @@ fn by_name<I: TestElem, O: TestElem>(
     for (label, p) in shapes(spec) {
         let k = p.k;
         let label = format!("{} {label}", spec.name);
-        check::<I, O>(ctx, off, rng, &label, p, Some(spec.name), tol(spec, k));
+        check::<I, O>(
+            ctx,
+            off,
+            rng,
+            &label,
+            p,
+            Some(spec.name),
+            tol_kernel(spec, k),
+        );
     }
 }
 

@@ -332,12 +332,12 @@ impl KernelSpec {
     /// assert!(!find_kernel("f16_f16_nt_128x128x64_w64x128_s6_ldg").unwrap().streams_k());
     /// ```
     pub const fn streams_k(&self) -> bool {
-        crate::threadblock::tma_warp_specialized::shares_k_tiles(
-            self.family.persistent(),
-            matches!(self.family, Family::LdgWarpSpecialized),
-            matches!(self.family, Family::TmaRegisterA),
-            self.block.n,
-        )
+        self.family.persistent()
+            && crate::threadblock::tma_warp_specialized::shares_k_tiles(
+                matches!(self.family, Family::LdgWarpSpecialized),
+                matches!(self.family, Family::TmaRegisterA),
+                self.block.n,
+            )
     }
 
     /// The tile of the call's C one work item (or CTA) covers: the block tile, or its transpose

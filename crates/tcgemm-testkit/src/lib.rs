@@ -72,5 +72,7 @@ pub use rng::{random_elem, random_vec, seed, Rng};
 pub use sets::{poison, written_outside, Sets};
 pub use shapes::{all_shapes, Padding, Shape};
 pub use timer::{median, Timer};
-pub use tolerance::{tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_out, TOL_TF32_FRO, U_TF32};
+pub use tolerance::{
+    tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_kernel, tol_out, TOL_TF32_FRO, U_TF32,
+};
 pub use verify::{tf32_entry_errors, Report};

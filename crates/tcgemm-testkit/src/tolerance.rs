@@ -82,3 +82,25 @@ pub const U_TF32: f64 = 1.0 / 2048.0;
 
 /// TF32 relative Frobenius bound (the issue's; 5× the expected `≈ 0.82·u`, see tests/tf32.rs).
 pub const TOL_TF32_FRO: f64 = 2e-3;
+
+/// The tolerance of GEMM kernel `spec` at inner dimension `k`: its instruction's ([`tol_fp32`]
+/// for FFMA, [`TOL_TF32_FRO`] for TF32, [`tol_f32_acc`] for 16-bit inputs with f32 accumulation)
+/// plus the rounding of its output element ([`tol_out`]).
+///
+/// ```
+/// let k = tcgemm_kernels::config::find_kernel("f16_f16_nt_128x256x64_w64x256_s4_tma").unwrap();
+/// assert!(tcgemm_testkit::tol_kernel(k, 4096) > tcgemm_testkit::tol_f32_acc(4096));
+/// ```
+pub fn tol_kernel(spec: &tcgemm::KernelSpec, k: usize) -> f64 {
+    use tcgemm::{Elem, Math};
+    let acc = match spec.math {
+        Math::Ffma => tol_fp32(k),
+        Math::MmaTf32 => TOL_TF32_FRO,
+        _ => tol_f32_acc(k),
+    };
+    acc + match spec.output {
+        Elem::F32 => tol_out::<f32>(),
+        Elem::F16 => tol_out::<half::f16>(),
+        Elem::Bf16 => tol_out::<half::bf16>(),
+    }
+}

@@ -153,15 +153,14 @@ pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
 /// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
 /// by loads in flight; with the schedule's state it spilled 4–104 B) nor the 256-wide
 /// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B).
-/// `persistent`: the kernel has this body at all.
 ///
 /// ```
 /// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
-/// assert!(shares_k_tiles(true, false, false, 256) && shares_k_tiles(true, false, true, 128));
-/// assert!(!shares_k_tiles(true, false, true, 256) && !shares_k_tiles(true, true, false, 128));
+/// assert!(shares_k_tiles(false, false, 256) && shares_k_tiles(false, true, 128));
+/// assert!(!shares_k_tiles(false, true, 256) && !shares_k_tiles(true, false, 128));
 /// ```
-pub const fn shares_k_tiles(persistent: bool, ldg: bool, reg_a: bool, bn: u32) -> bool {
-    persistent && !ldg && !(reg_a && bn == 256)
+pub const fn shares_k_tiles(ldg: bool, reg_a: bool, bn: u32) -> bool {
+    !ldg && !(reg_a && bn == 256)
 }
 
 /// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
@@ -329,7 +328,7 @@ unsafe fn gemm_with_accumulators<
     let b_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES + Stage::<BM, BN>::A_BYTES;
     let ktiles = p.k.div_ceil(bk);
     // (no stream-K where the registers do not allow it: the schedule's state is then constant)
-    let sk_items = if shares_k_tiles(true, LDG, REG_A, BN) {
+    let sk_items = if shares_k_tiles(LDG, REG_A, BN) {
         p.stream_k.items
     } else {
         0
