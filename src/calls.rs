@@ -4,10 +4,10 @@
 //! Each resolves one [`Problem`] at its top (precision, then the lengths, then the buffers'
 //! device and addresses), picks or checks the kernel against it, and launches from it.
 
-use crate::context::{Context, Workspace};
+use crate::context::Context;
 use crate::dispatch::{self, KSplit};
 use crate::element::Element;
-use crate::error::{invalid, Error, Result};
+use crate::error::{invalid, Result};
 use crate::gemm::Gemm;
 use crate::launch;
 use crate::plan::Plan;
@@ -17,7 +17,6 @@ use crate::splitk;
 use crate::streamk;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
-use std::sync::MutexGuard;
 use tcgemm_kernels::config::{find_kernel, KernelSpec, ParamsKind, KERNELS};
 
 /// Which cuts along K a call may take: split-K ([`Plan::split`]), stream-K ([`Plan::stream_k`]).
@@ -74,8 +73,7 @@ impl Context {
     pub fn plan<I: Element, O: Element>(&self, g: &Gemm) -> Result<Plan> {
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let problem = Problem::resolve(g, sig, g.required_lens()?)?;
-        let spec = self.select(&problem, self.cuts())?;
-        self.plan_problem(spec, &problem, self.cuts())
+        self.plan_dispatched(&problem)
     }
 
     /// Which kernel [`Context::gemm`] runs for `g` on these buffers, and its launch shape;
@@ -112,8 +110,24 @@ impl Context {
             self.check_buffers(a, b, c)?;
             problem = problem.at(peek_addresses(a, b, c));
         }
-        let spec = self.select(&problem, self.cuts())?;
-        self.plan_problem(spec, &problem, self.cuts())
+        self.plan_dispatched(&problem)
+    }
+
+    /// The plan [`Context::gemm`] runs for `problem`: staged where [`Context::staging_for`] says
+    /// so (the staged operands packed and aligned; a call whose buffer would grow during a graph
+    /// capture runs unstaged instead, which a plan does not foresee), on the kernel dispatch picks.
+    fn plan_dispatched(&self, problem: &Problem) -> Result<Plan> {
+        if let Some(staging) = self.staging_for(problem) {
+            let staged = staging.problem(problem, None)?;
+            let spec = self.select(&staged, self.cuts())?;
+            let plan = self.plan_problem(spec, &staged, self.cuts())?;
+            return Ok(Plan {
+                staged: staging.staged,
+                ..plan
+            });
+        }
+        let spec = self.select(problem, self.cuts())?;
+        self.plan_problem(spec, problem, self.cuts())
     }
 
     /// Enqueues `C = alpha·op(A)·op(B) + beta·C` (batched as `g` says) on [`Context::stream`] with
@@ -162,6 +176,12 @@ impl Context {
         self.check_buffers(a, b, c)?;
         self.with_addresses(a, b, c, |addrs| {
             let problem = problem.at(addrs);
+            if let Some(staging) = self.staging_for(&problem) {
+                // SAFETY: as below.
+                if let Some(plan) = unsafe { self.launch_staged(&staging, &problem) }? {
+                    return Ok(Some(plan));
+                }
+            }
             let spec = self.select(&problem, self.cuts())?;
             let stream = self.stream().cu_stream();
             // SAFETY: `problem` was validated against these buffers, whose stream guards
@@ -279,7 +299,7 @@ impl Context {
     }
 
     /// The cuts along K this context's options allow on its own stream.
-    fn cuts(&self) -> Cuts {
+    pub(crate) fn cuts(&self) -> Cuts {
         Cuts {
             split_k: self.split_k(),
             stream_k: self.stream_k(),
@@ -368,17 +388,6 @@ impl Context {
         Ok(plan)
     }
 
-    /// The workspace, locked and holding at least `bytes` ([`Context::split_workspace`]), and its
-    /// address: the caller enqueues the work that uses it while it holds the guard.
-    fn workspace_at(&self, bytes: u64) -> Result<(MutexGuard<'_, Option<Workspace>>, u64)> {
-        let ws = self.split_workspace(bytes)?;
-        let addr = ws
-            .as_ref()
-            .ok_or_else(|| Error::Unsupported("the split-K workspace is missing".into()))?
-            .addr;
-        Ok((ws, addr))
-    }
-
     /// Enqueues a stream-K launch on the context's stream while holding the workspace (its flags
     /// and partial tiles).
     ///
@@ -392,7 +401,9 @@ impl Context {
         problem: &Problem,
     ) -> Result<()> {
         let sms = self.capabilities().sm_count;
-        let (_ws, addr) = self.workspace_at(streamk::workspace_bytes(plan.kernel, sms))?;
+        let (_ws, addr) = self
+            .workspace
+            .at_least(self, streamk::workspace_bytes(plan.kernel, sms))?;
         let params = streamk::params(launch::params(problem)?, plan.stream_k, addr, sms);
         let tma = crate::tma::tma_params(params, plan.kernel)?;
         // SAFETY: as `launch_gemm` for A, B and C; the CTAs (one per SM, `plan.grid`) write and
@@ -415,7 +426,7 @@ impl Context {
     ) -> Result<()> {
         let p = launch::params(problem)?;
         let stream = self.stream();
-        let (_ws, addr) = self.workspace_at(plan.split.workspace_bytes)?;
+        let (_ws, addr) = self.workspace.at_least(self, plan.split.workspace_bytes)?;
         let sms = self.capabilities().sm_count;
         let params = splitk::split_params(&p, problem, &plan.split, addr, sms);
         let (cuda, cu) = (self.cuda(), stream.cu_stream());

@@ -2,7 +2,8 @@
 //!
 //! This file holds the context itself (options, capabilities, construction, accessors). Its calls
 //! live beside it: GEMMs in `calls.rs`, the raw-pointer entry in `raw.rs`, conversions in
-//! `convert.rs`, instruction ceilings in `ceiling.rs`; loading the modules in `modules.rs`.
+//! `convert.rs`, instruction ceilings in `ceiling.rs`, staging in `staging.rs`; loading the modules
+//! in `modules.rs`, its device scratch buffers in `workspace.rs`.
 
 use crate::driver::driver_library;
 use crate::error::{invalid, Error, Result};
@@ -11,23 +12,13 @@ use crate::modules::LoadedKernels;
 use crate::problem::Problem;
 use crate::rules::{can_implement, Reason};
 use crate::splitk;
+use crate::workspace::Scratch;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DeviceSlice,
-    ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DeviceSlice, ValidAsZeroBits,
 };
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
-
-/// The split-K workspace: f32 on the device, and its address, taken once. Only the context's
-/// stream uses it, so launches use the address without cudarc's per-buffer events (whose waits on
-/// work recorded before a stream capture would break the capture).
-pub(crate) struct Workspace {
-    /// Device address of `buf`.
-    pub addr: u64,
-    /// The allocation (kept alive and freed on drop).
-    buf: CudaSlice<f32>,
-}
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
 ///
@@ -56,6 +47,12 @@ pub struct ContextOptions {
     /// Whether a call that leaves a persistent kernel's waves short may share out k-tiles among
     /// its CTAs (stream-K, [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
     pub stream_k: bool,
+    /// The most bytes [`Context::gemm`] may hold in packed copies of operands that are not 16-byte
+    /// aligned, so the aligned kernels can run the call ([`Plan::staged`](crate::Plan::staged));
+    /// a call that would need more runs on the kernels that take any alignment. The buffer grows
+    /// to what calls need, up to this, and is kept ([`Context::reserve_staging`]). `0`: never
+    /// stage. Default 2 GiB.
+    pub staging_limit: u64,
 }
 
 impl Default for ContextOptions {
@@ -66,6 +63,7 @@ impl Default for ContextOptions {
             load_ptx: false,
             split_k: true,
             stream_k: true,
+            staging_limit: 2 << 30,
         }
     }
 }
@@ -173,8 +171,12 @@ pub struct Context {
     split_k: bool,
     /// [`ContextOptions::stream_k`].
     stream_k: bool,
-    /// The split-K (and stream-K) workspace, grown and never shrunk; see [`Context::split_workspace`].
-    workspace: Mutex<Option<Workspace>>,
+    /// The split-K and stream-K workspace (flags, counters, partial tiles).
+    pub(crate) workspace: Scratch,
+    /// Packed copies of operands that are not 16-byte aligned ([`ContextOptions::staging_limit`]).
+    pub(crate) staging: Scratch,
+    /// [`ContextOptions::staging_limit`].
+    staging_limit: u64,
     /// The loaded kernels, and why the others are not.
     loaded: LoadedKernels,
 }
@@ -301,14 +303,16 @@ impl Context {
             allow_tf32,
             split_k: opts.split_k,
             stream_k: opts.stream_k,
-            workspace: Mutex::new(None),
+            workspace: Scratch::new("split-K workspace"),
+            staging: Scratch::new("staging buffer"),
+            staging_limit: opts.staging_limit,
             loaded,
         };
         if ctx.split_k || ctx.stream_k {
             // Allocated once, at its largest: no call allocates, and a CUDA graph that captured a
             // split call keeps a valid workspace for the context's life.
             let bytes = splitk::workspace_bound(KERNELS, ctx.caps.sm_count);
-            drop(ctx.split_workspace(bytes)?);
+            drop(ctx.workspace.at_least(&ctx, bytes)?);
             ctx.stream.synchronize()?;
         }
         Ok(ctx)
@@ -381,29 +385,15 @@ impl Context {
         self.stream_k
     }
 
-    /// The split-K workspace, locked, holding at least `bytes` (grown when smaller: allocated
-    /// zeroed on [`Context::stream`]; the old buffer is freed in stream order, after the work
-    /// already enqueued on it). The context allocates [`splitk::workspace_bound`] when it is
-    /// created, which no split exceeds (unit-tested), so calls never allocate. The caller
-    /// enqueues the slices and their reduction on the context's stream while it holds the guard,
-    /// so two threads sharing the context never interleave on the workspace or its tile counters
-    /// (the stream orders one call's reduction before the next call's slices).
-    pub(crate) fn split_workspace(&self, bytes: u64) -> Result<MutexGuard<'_, Option<Workspace>>> {
-        // a panic while holding the lock leaves nothing half-done: the buffer is still valid
-        let mut ws = self
-            .workspace
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let len = usize::try_from(bytes.div_ceil(4))
-            .map_err(|_| invalid("m, n", format!("a split-K workspace of {bytes} bytes")))?;
-        if ws.as_ref().is_none_or(|w| w.buf.len() < len) {
-            *ws = None; // freed (in stream order) before the larger one is allocated
-            let mut buf = self.alloc_zeros::<f32>(len)?;
-            // the guard records cudarc's write event now, before any capture could begin
-            let addr = buf.device_ptr_mut(&self.stream).0;
-            *ws = Some(Workspace { addr, buf });
-        }
-        Ok(ws)
+    /// The most bytes of staged operands calls may hold ([`ContextOptions::staging_limit`]).
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// assert_eq!(ctx.staging_limit(), 2 << 30);
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn staging_limit(&self) -> u64 {
+        self.staging_limit
     }
 
     /// The kernels runnable on this context, in table order.

@@ -251,7 +251,7 @@ impl Gemm {
     }
 
     /// Stored `(rows, cols)` of A: `m×k`, or `k×m` when transposed.
-    fn a_shape(&self) -> (usize, usize) {
+    pub(crate) fn a_shape(&self) -> (usize, usize) {
         if self.trans_a {
             (self.k, self.m)
         } else {
@@ -260,7 +260,7 @@ impl Gemm {
     }
 
     /// Stored `(rows, cols)` of B: `k×n`, or `n×k` when transposed.
-    fn b_shape(&self) -> (usize, usize) {
+    pub(crate) fn b_shape(&self) -> (usize, usize) {
         if self.trans_b {
             (self.n, self.k)
         } else {

@@ -2,8 +2,8 @@
 //!
 //! Every entry point takes one parameter block by value, of the kind its family declares
 //! ([`Family::params`](tcgemm_kernels::config::Family::params)): [`GemmParams`], [`TmaParams`],
-//! [`ConvertParams`] or [`CeilingParams`]. [`launch`] checks the block against the kernel before
-//! enqueueing it.
+//! [`ConvertParams`], [`CopyParams`] or [`CeilingParams`]. [`launch`] checks the block against the
+//! kernel before enqueueing it.
 
 use crate::error::{invalid, Error, Result};
 use crate::plan::Plan;
@@ -12,7 +12,7 @@ use cudarc::driver::sys::CUstream;
 use cudarc::driver::{result, CudaContext, CudaFunction};
 use tcgemm_kernels::config::{ParamsKind, DEFAULT_GROUP_M};
 use tcgemm_kernels::params::{
-    flags, CeilingParams, ConvertParams, GemmParams, SplitTail, StreamK, TmaParams,
+    flags, CeilingParams, ConvertParams, CopyParams, GemmParams, SplitTail, StreamK, TmaParams,
 };
 
 /// A `#[repr(C)]` parameter block an entry point takes by value.
@@ -35,6 +35,10 @@ impl ParamsBlock for ConvertParams {
 
 impl ParamsBlock for CeilingParams {
     const KIND: ParamsKind = ParamsKind::Ceiling;
+}
+
+impl ParamsBlock for CopyParams {
+    const KIND: ParamsKind = ParamsKind::Copy;
 }
 
 /// Narrows a validated size to the kernel's `u32`.

@@ -46,10 +46,12 @@ mod problem;
 mod raw;
 mod rules;
 mod splitk;
+mod staging;
 mod streamk;
 #[cfg(test)]
 mod test_support;
 mod tma;
+mod workspace;
 
 pub use context::{Capabilities, Context, ContextOptions};
 pub use element::Element;
@@ -60,4 +62,5 @@ pub use problem::{Alignment, Operand, OperandLayout, Problem};
 pub use raw::RawBuffer;
 pub use rules::{can_implement, OperandPart, Reason};
 pub use splitk::Split;
+pub use staging::Staged;
 pub use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math, Role, Target};

@@ -3,6 +3,7 @@
 use crate::error::{invalid, Error, Result};
 use crate::problem::Problem;
 use crate::splitk::{self, Split};
+use crate::staging::Staged;
 use tcgemm_kernels::config::{KernelSpec, KERNELS};
 
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`](crate::Context::plan),
@@ -43,6 +44,9 @@ pub struct Plan {
     /// Stream-K (persistent kernels): the work items, last in the kernel's order, whose k-tiles
     /// its CTAs share out in equal pieces (`src/streamk.rs`); 0 when every item runs whole.
     pub stream_k: u32,
+    /// The operands copied into the context's staging buffer because they are not 16-byte
+    /// aligned, so that `kernel` (which needs alignment) runs the call (`src/staging.rs`).
+    pub staged: Staged,
 }
 
 /// Largest grid x dimension CUDA accepts.
@@ -186,6 +190,7 @@ impl Plan {
             smem_bytes,
             split: Split::none(0),
             stream_k: 0,
+            staged: Staged::NONE,
         }
     }
 }

@@ -131,6 +131,10 @@ impl core::fmt::Display for Reason {
             Reason::NotGemm { role } => {
                 let (what, see) = match role {
                     Role::Convert => ("an element-wise conversion", "Context::convert"),
+                    Role::Copy => (
+                        "a strided copy",
+                        "Context::gemm, which stages operands that are not 16-byte aligned with it",
+                    ),
                     Role::SplitkReduce => (
                         "the split-K reduction",
                         "Context::gemm, which runs it after a call split along K",

@@ -341,8 +341,9 @@ fn f16_accumulation_all_layouts_and_random() {
 }
 
 /// On a Hopper GPU, dispatch takes the TMA kernels exactly where TMA's rules hold (16-byte-aligned
-/// leading dimensions, k ≥ 1, alpha ≠ 0), in every layout, for f16 and tf32, and the sm_80
-/// kernels elsewhere; with `force_sm80` never.
+/// leading dimensions, k ≥ 1, alpha ≠ 0), in every layout, for f16 and tf32, or on staged packed
+/// copies of the operands that break them, and the sm_80 kernels elsewhere; with `force_sm80`
+/// never.
 #[test]
 fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
     use tcgemm::Gemm;
@@ -371,8 +372,25 @@ fn hopper_dispatch_takes_tma_kernels_only_where_tma_rules_hold() {
         .unwrap()
         .kernel;
     assert!(mid.family.needs_tma() && mid.block.n == 128, "{}", mid.name);
-    // lda of 4100 halves = 8200 bytes: not a multiple of 16
-    assert!(!tma(&g.lda(4100)));
+    // lda of 4100 halves = 8200 bytes, not a multiple of 16: TMA reads A only from a staged,
+    // packed copy, and without staging no TMA kernel runs the call
+    let odd = ctx.plan::<f16, f16>(&g.lda(4100)).unwrap();
+    assert!(
+        odd.staged.a && !odd.staged.b && odd.kernel.family.needs_tma(),
+        "{odd:?}"
+    );
+    let unstaged = gpu_with_options(tcgemm::ContextOptions {
+        staging_limit: 0,
+        ..Default::default()
+    });
+    if let Some(u) = unstaged {
+        assert!(!u
+            .plan::<f16, f16>(&g.lda(4100))
+            .unwrap()
+            .kernel
+            .family
+            .needs_tma());
+    }
     assert!(tma(&g.lda(4104)));
     assert!(!tma(&g.alpha(0.0)));
     if let Some(c80) = gpu_sm80() {

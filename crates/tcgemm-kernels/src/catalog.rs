@@ -145,6 +145,11 @@ rules::catalog! {
         f16      f32    4,
         bf16     f32    4,
     }
+    copy {
+        // element size  blocks/SM
+        f16              8,
+        f32              8,
+    }
     splitk {
         // after a split launch whose tiles' slices are too large for the fused tail
         reduce 4,
@@ -228,6 +233,7 @@ mod tests {
         assert_eq!(count(Family::TmaRegisterA), 6);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
+        assert_eq!(count(Family::CopyRows), 2);
         assert_eq!(count(Family::SplitkReduce), 1);
     }
 }

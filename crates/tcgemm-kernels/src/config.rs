@@ -147,6 +147,9 @@ pub enum Family {
     Ceiling,
     /// An element-wise conversion (never dispatched; takes [`ConvertParams`](crate::params::ConvertParams)).
     Convert,
+    /// A strided copy of a matrix's elements, bits unchanged (never dispatched; takes
+    /// [`CopyParams`](crate::params::CopyParams)): stages operands that are not 16-byte aligned.
+    CopyRows,
     /// The split-K reduction `C = alpha·Σ_s W[s] + beta·C` over the f32 slices of a split launch
     /// without counters (never dispatched; run by the host after the slices, with the slices'
     /// own [`GemmParams`](crate::params::GemmParams)).
@@ -164,6 +167,8 @@ pub enum ParamsKind {
     Ceiling,
     /// [`ConvertParams`](crate::params::ConvertParams).
     Convert,
+    /// [`CopyParams`](crate::params::CopyParams).
+    Copy,
 }
 
 impl Family {
@@ -182,6 +187,7 @@ impl Family {
         match self {
             Family::Ceiling => Role::Ceiling,
             Family::Convert => Role::Convert,
+            Family::CopyRows => Role::Copy,
             Family::SplitkReduce => Role::SplitkReduce,
             _ => Role::Gemm,
         }
@@ -193,6 +199,7 @@ impl Family {
             Family::TmaWarpSpecialized | Family::TmaRegisterA => ParamsKind::Tma,
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
+            Family::CopyRows => ParamsKind::Copy,
             _ => ParamsKind::Gemm,
         }
     }
@@ -224,6 +231,10 @@ pub enum Role {
     /// An element-wise conversion `input → output`: never dispatched. Takes a
     /// [`ConvertParams`](crate::params::ConvertParams) (`src` → `dst`, `len` elements).
     Convert,
+    /// A strided copy of `input`-sized elements, bits unchanged: never dispatched; the host runs it
+    /// to stage an operand that is not 16-byte aligned. Takes a
+    /// [`CopyParams`](crate::params::CopyParams).
+    Copy,
     /// The split-K reduction of a split launch's f32 slices into C: never dispatched; the host runs
     /// it after the slices when their tiles are too large for the fused tail. Takes the slices'
     /// [`GemmParams`](crate::params::GemmParams).

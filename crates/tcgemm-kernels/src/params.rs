@@ -193,6 +193,37 @@ pub struct ConvertParams {
     pub _pad: u32,
 }
 
+/// The single kernel argument of the strided copy kernels: for every batch item `z < batch`, row
+/// `r < rows` and column `c < cols`,
+/// `dst[z·dst_stride + r·dst_ld + c] = src[z·src_stride + r·src_ld + c]` (in elements).
+///
+/// ```
+/// use tcgemm_kernels::params::CopyParams;
+/// assert_eq!(core::mem::size_of::<CopyParams>(), 72);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CopyParams {
+    /// Address of the source's item 0.
+    pub src: u64,
+    /// Address of the destination's item 0.
+    pub dst: u64,
+    /// Rows per item.
+    pub rows: u64,
+    /// Elements per row.
+    pub cols: u64,
+    /// Source leading dimension, in elements.
+    pub src_ld: u64,
+    /// Destination leading dimension, in elements.
+    pub dst_ld: u64,
+    /// Source batch stride, in elements.
+    pub src_stride: u64,
+    /// Destination batch stride, in elements.
+    pub dst_stride: u64,
+    /// Batch items.
+    pub batch: u64,
+}
+
 /// The single kernel argument of the instruction-ceiling kernels.
 ///
 /// ```

@@ -36,6 +36,17 @@ pub unsafe fn ld_global_nc_u16(addr: u64) -> u16 {
     v
 }
 
+/// `ld.global.nc.u32` — read-only 32-bit load of raw bits.
+///
+/// # Safety
+/// As [`ld_global_nc_f32`].
+#[inline(always)]
+pub unsafe fn ld_global_nc_u32(addr: u64) -> u32 {
+    let v: u32;
+    asm!("ld.global.nc.u32 {0}, [{1}];", out(reg32) v, in(reg64) addr, options(readonly, nostack));
+    v
+}
+
 /// `ld.global.nc.v4.f32` — read-only 16-byte load.
 ///
 /// # Safety

@@ -17,15 +17,17 @@ macro_rules! catalog {
         }
         ceiling { $($instr:ident $cin:ident $cmath:ident $cblocks:literal,)* }
         convert { $($from:ident $to:ident $vblocks:literal,)* }
+        copy { $($celem:ident $cpblocks:literal,)* }
         splitk { $sname:ident $sblocks:literal, }
     ) => {
         /// Every kernel entry point tcgemm builds: the catalog's GEMM lines in order, each expanded
-        /// over its layouts, then the ceiling and conversion kernels and the split-K reduction.
+        /// over its layouts, then the ceiling, conversion and copy kernels and the split-K
+        /// reduction.
         ///
         /// ```
         /// use tcgemm_kernels::config::{Role, KERNELS};
         /// let gemm = KERNELS.iter().filter(|k| k.role() == Role::Gemm).count();
-        /// assert_eq!(gemm + 9, KERNELS.len());
+        /// assert_eq!(gemm + 11, KERNELS.len());
         /// ```
         pub const KERNELS: &[KernelSpec] = &[
             $($(
@@ -36,6 +38,7 @@ macro_rules! catalog {
             )+)*
             $($crate::catalog::rules::ceiling_spec!($instr $cin $cmath $cblocks),)*
             $($crate::catalog::rules::convert_spec!($from $to $vblocks),)*
+            $($crate::catalog::rules::copy_spec!($celem $cpblocks),)*
             $crate::catalog::rules::splitk_spec!($sname $sblocks),
         ];
 
@@ -55,6 +58,7 @@ macro_rules! catalog {
             $($crate::kernels::convert_entry!(
                 $from $to, concat!("convert_", stringify!($from), "_to_", stringify!($to))
             );)*
+            $($crate::kernels::copy_entry!($celem, concat!("copy_rows_", stringify!($celem)));)*
             $crate::kernels::utility_entry!(
                 concat!("splitk_", stringify!($sname)),
                 GemmParams,
@@ -260,6 +264,29 @@ macro_rules! convert_spec {
     };
 }
 
+/// The record of a strided copy kernel `copy_rows_{elem}`: as a ceiling kernel's, with the element
+/// type whose size it moves as input and output (the bits of any type of that size).
+macro_rules! copy_spec {
+    ($elem:ident $blocks:literal) => {
+        $crate::config::KernelSpec {
+            name: concat!("copy_rows_", stringify!($elem)),
+            family: $crate::config::Family::CopyRows,
+            input: $crate::catalog::rules::elem!($elem),
+            output: $crate::catalog::rules::elem!($elem),
+            math: $crate::config::Math::Ffma,
+            trans_a: false,
+            trans_b: false,
+            block: $crate::config::GemmShape::new(1, 1, 1),
+            warp: $crate::config::GemmShape::new(1, 1, 1),
+            stages: 1,
+            threads: $crate::utility::copy_rows::THREADS,
+            min_blocks_per_sm: $blocks,
+            smem_bytes: 0,
+            rank: 0,
+        }
+    };
+}
+
 /// The record of the split-K reduction kernel `splitk_{name}`: f32 slices in, C of the element its
 /// parameters name (`SplitTail::flags`) out; the record says f32.
 macro_rules! splitk_spec {
@@ -323,6 +350,6 @@ macro_rules! first {
 }
 
 pub(crate) use {
-    body_rule, catalog, ceiling_spec, convert_spec, elem, first, gemm_spec, kernel_name, layout,
-    precision, splitk_spec,
+    body_rule, catalog, ceiling_spec, convert_spec, copy_spec, elem, first, gemm_spec, kernel_name,
+    layout, precision, splitk_spec,
 };

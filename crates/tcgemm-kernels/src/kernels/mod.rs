@@ -5,9 +5,9 @@
 //! register itself: the PTX is unchanged.)
 //!
 //! The entries are not written here one by one: each line of the [catalog](crate::catalog) expands
-//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!` or `convert_entry!` with
-//! the kernel's name and record. An entry is an `extern "ptx-kernel" fn` exported under the kernel's name, in the module of
-//! its family (sm_90a for the TMA kernels, sm_80 for the rest), taking its family's parameter block
+//! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!`, `convert_entry!` or `copy_entry!` with
+//! the kernel's name and record. An entry is an `extern "ptx-kernel" fn` exported under the
+//! kernel's name, in the module of its family (sm_90a for the TMA kernels, sm_80 for the rest), taking its family's parameter block
 //! by value and calling the family's body with const generics derived from the record.
 
 /// A GEMM entry: `gemm_entry!(FAMILY PRECISION, NAME, RECORD)`.
@@ -229,9 +229,10 @@ macro_rules! grid_entry {
 }
 
 /// A utility entry (sm_80 module): exported as `NAME`, taking one `PARAMS` block by value and
-/// calling `BODY(&p, tid, ctaid.x[, nctaid.x])` (the grid size for the grid-stride bodies).
+/// calling `BODY(&p, tid, ctaid.x[, nctaid.x[, ctaid.y]])` (the grid size for the grid-stride
+/// bodies, the block's y index for those that split their work along y).
 macro_rules! utility_entry {
-    ($name:expr, $params:ident, $what:literal, ($($body:tt)+) $(, $grid:ident)?) => {
+    ($name:expr, $params:ident, $what:literal, ($($body:tt)+) $(, $grid:ident)* ) => {
         #[cfg(not(target_feature = "sm_90a"))]
         const _: () = {
             #[doc = $what]
@@ -242,8 +243,8 @@ macro_rules! utility_entry {
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::$params) {
                 #[allow(unused_imports)]
-                use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
-                $($body)+(&p, thread_idx_x(), block_idx_x() $(, $grid())?);
+                use $crate::arch::index::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x};
+                $($body)+(&p, thread_idx_x(), block_idx_x() $(, $grid())*);
             }
         };
     };
@@ -300,6 +301,27 @@ macro_rules! convert_entry {
     };
 }
 
+/// A strided copy entry: `copy_entry!(ELEM, NAME)`, a grid-stride loop over the rows of one
+/// `CopyParams` (one row segment per block y index), moving elements of `ELEM`'s size.
+macro_rules! copy_entry {
+    (f16, $name:expr) => {
+        $crate::kernels::copy_entry!(@ $name, 2);
+    };
+    (f32, $name:expr) => {
+        $crate::kernels::copy_entry!(@ $name, 4);
+    };
+    (@ $name:expr, $bytes:literal) => {
+        $crate::kernels::utility_entry!(
+            $name,
+            CopyParams,
+            "A strided copy kernel (`config::Family::CopyRows`).",
+            ($crate::utility::copy_rows::copy::<$bytes>),
+            grid_dim_x,
+            block_idx_y
+        );
+    };
+}
+
 #[cfg(not(target_feature = "sm_90a"))]
 pub(crate) use grid_entry;
-pub(crate) use {ceiling_entry, convert_entry, gemm_entry, utility_entry};
+pub(crate) use {ceiling_entry, convert_entry, copy_entry, gemm_entry, utility_entry};

@@ -1,11 +1,12 @@
-//! Kernels beside the GEMMs: instruction-ceiling microbenchmarks and element-wise conversions
-//! (never chosen by dispatch), and the thread count of the split-K reduction kernel (whose body is
-//! the fused reduction's, `epilogue::splitk`).
+//! Kernels beside the GEMMs: instruction-ceiling microbenchmarks, element-wise conversions and
+//! strided copies (never chosen by dispatch), and the thread count of the split-K reduction kernel
+//! (whose body is the fused reduction's, `epilogue::splitk`).
 //! Their thread counts are compiled on the host too (the kernel table's launch shapes); the bodies
 //! only for `nvptx64`.
 
 pub mod ceiling;
 pub mod convert;
+pub mod copy_rows;
 
 /// Threads per block of the split-K reduction kernel (`Family::SplitkReduce`).
 pub const REDUCE_THREADS: u32 = 256;

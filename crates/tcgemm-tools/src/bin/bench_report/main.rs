@@ -91,6 +91,10 @@ struct Args {
     /// Run tcgemm with stream-K off (`ContextOptions::stream_k = false`), to compare.
     #[arg(long)]
     no_stream_k: bool,
+    /// Run tcgemm without staging unaligned operands (`ContextOptions::staging_limit = 0`), to
+    /// compare.
+    #[arg(long)]
+    no_staging: bool,
 }
 
 fn parse_path(s: &str) -> Result<Path, String> {
@@ -369,8 +373,13 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let opts = args.no_stream_k.then(|| ContextOptions {
-        stream_k: false,
+    let opts = (args.no_stream_k || args.no_staging).then(|| ContextOptions {
+        stream_k: !args.no_stream_k,
+        staging_limit: if args.no_staging {
+            0
+        } else {
+            ContextOptions::default().staging_limit
+        },
         ..Default::default()
     });
     let ctx = match open_for_with("bench_report", args.device, opts) {

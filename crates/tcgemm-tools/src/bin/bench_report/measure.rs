@@ -169,11 +169,21 @@ impl<I: TestElem, O: TestElem> Buffers<I, O> {
     }
 }
 
-/// The kernel column of a plan: the kernel, and for a call split along K `/S` and the slice depth.
+/// The kernel column of a plan: the kernel, for a call split along K `/S` and the slice depth,
+/// and for a staged call `+staged` and the operands copied.
 fn kernel_label(plan: tcgemm::Result<Plan>) -> Result<String, String> {
-    plan.map(|p| match p.split.slices {
-        1 => p.kernel.name.to_string(),
-        s => format!("{} /{s}x{}k", p.kernel.name, p.split.kslice),
+    plan.map(|p| {
+        let mut label = match p.split.slices {
+            1 => p.kernel.name.to_string(),
+            s => format!("{} /{s}x{}k", p.kernel.name, p.split.kslice),
+        };
+        let st = p.staged;
+        if st.any() {
+            let ops = [(st.a, "A"), (st.b, "B"), (st.c, "C")];
+            let names: Vec<&str> = ops.iter().filter(|o| o.0).map(|o| o.1).collect();
+            label += &format!(" +staged {}", names.join(","));
+        }
+        label
     })
     .map_err(err_text)
 }

@@ -1,0 +1,193 @@
+use super::*;
+use crate::gemm::Precision;
+use half::f16;
+
+/// `g` with f16 inputs and output, its precision resolved.
+fn f16_problem(g: &Gemm) -> Problem {
+    Problem::assume_aligned::<f16, f16>(g)
+        .and_then(|p| p.resolve_precision(false))
+        .expect("valid problem")
+}
+
+const LIMIT: u64 = 2 << 30;
+
+#[test]
+fn aligned_calls_and_calls_without_a_product_are_not_staged() {
+    assert!(choose(&f16_problem(&Gemm::new(4096, 4096, 4096)), true, LIMIT).is_none());
+    let odd = Gemm::new(4095, 4095, 4095);
+    assert!(choose(&f16_problem(&odd.alpha(0.0)), true, LIMIT).is_none());
+    let fp32 = Problem::assume_aligned::<f32, f32>(&odd.precision(Precision::Exact))
+        .and_then(|p| p.resolve_precision(false))
+        .unwrap();
+    assert!(
+        choose(&fp32, true, LIMIT).is_none(),
+        "FFMA runs unaligned at its aligned speed"
+    );
+}
+
+#[test]
+fn large_odd_products_stage_every_misaligned_operand() {
+    for hopper in [true, false] {
+        let s = choose(&f16_problem(&Gemm::new(4095, 4095, 4095)), hopper, LIMIT).unwrap();
+        assert_eq!(
+            s.staged,
+            Staged {
+                a: true,
+                b: true,
+                c: true
+            }
+        );
+        // three copies of 4095 rows of 4096 halves, each rounded to 256 bytes
+        let one = (4095 * 4096 * 2u64).div_ceil(256) * 256;
+        assert_eq!(s.bytes, 3 * one);
+        assert!(choose(
+            &f16_problem(&Gemm::new(4095, 4095, 4095)),
+            hopper,
+            3 * one - 1
+        )
+        .is_none());
+    }
+    let tf32 = Problem::assume_aligned::<f32, f32>(
+        &Gemm::new(4097, 4097, 4097).precision(Precision::Tf32),
+    )
+    .and_then(|p| p.resolve_precision(false))
+    .unwrap();
+    assert!(choose(&tf32, true, LIMIT).is_some());
+}
+
+#[test]
+fn decode_with_an_odd_weight_stages_it() {
+    // B (4096×50257) read at element width costs more than a copy and an aligned read
+    let s = choose(&f16_problem(&Gemm::new(1, 50257, 4096)), true, LIMIT).unwrap();
+    assert!(s.staged.b && s.staged.c && !s.staged.a, "{:?}", s.staged);
+}
+
+#[test]
+fn tiny_or_shallow_calls_run_unstaged() {
+    assert!(choose(&f16_problem(&Gemm::new(17, 17, 17)), true, LIMIT).is_none());
+    assert!(choose(&f16_problem(&Gemm::new(301, 263, 517)), true, LIMIT).is_none());
+    // only C misaligned and k small: the copy of C costs more than the TMA kernels save
+    let nt = Gemm::new(2048, 1001, 64).trans_b(true);
+    assert!(choose(&f16_problem(&nt), true, LIMIT).is_none());
+}
+
+#[test]
+fn only_c_misaligned_stages_c_on_hopper_with_deep_k() {
+    let nt = f16_problem(&Gemm::new(2048, 1001, 4096).trans_b(true));
+    let s = choose(&nt, true, LIMIT).unwrap();
+    assert_eq!(
+        s.staged,
+        Staged {
+            a: false,
+            b: false,
+            c: true
+        }
+    );
+    assert!(
+        choose(&nt, false, LIMIT).is_none(),
+        "sm_80 kernels store an unaligned C as fast"
+    );
+}
+
+#[test]
+fn the_staged_problem_is_aligned_and_packed() {
+    let g = Gemm::new(300, 200, 100)
+        .trans_a(true)
+        .lda(301)
+        .ldb(203)
+        .batch(3)
+        .stride_b(0);
+    let p = f16_problem(&g).at(Addresses {
+        a: 0x1002,
+        b: 0x2000,
+        c: 0x3000,
+    });
+    let s = Staging::new(
+        &p,
+        Staged {
+            a: true,
+            b: true,
+            c: false,
+        },
+    );
+    let q = s.problem(&p, Some(0x10_0000)).unwrap();
+    for op in [q.a(), q.b(), q.c()] {
+        assert!(op.alignment.all(), "{op:?}");
+    }
+    // A stored 100×300 → ld 320 (640 bytes), packed items; B broadcast: one item, stride 0
+    assert_eq!(
+        (q.a().ld, q.a().stride, q.a().base),
+        (320, 100 * 320, Some(0x10_0000))
+    );
+    let a_bytes = (3 * 100 * 320 * 2u64).div_ceil(256) * 256;
+    assert_eq!(
+        (q.b().ld, q.b().stride, q.b().base),
+        (256, 0, Some(0x10_0000 + a_bytes))
+    );
+    assert_eq!(q.c().base, Some(0x3000));
+    let ins = s.copies_in(&p, 0x10_0000).unwrap();
+    assert_eq!(ins.len(), 2);
+    let (_, b) = ins[1];
+    assert_eq!(
+        (b.src, b.dst, b.batch, b.rows, b.cols),
+        (0x2000, 0x10_0000 + a_bytes, 1, 100, 200)
+    );
+    assert_eq!((b.src_ld, b.dst_ld), (203, 256));
+    assert!(s.copy_out(&p, 0x10_0000).unwrap().is_none());
+}
+
+#[test]
+fn c_is_copied_in_only_when_read() {
+    let g = Gemm::new(1024, 1024, 1024).ldc(1025);
+    let p = f16_problem(&g).at(Addresses {
+        a: 0x1000,
+        b: 0x2000,
+        c: 0x3000,
+    });
+    let s = Staging::new(
+        &p,
+        Staged {
+            a: false,
+            b: false,
+            c: true,
+        },
+    );
+    assert!(s.copies_in(&p, 0).unwrap().is_empty());
+    let out = s.copy_out(&p, 0x8000).unwrap().unwrap().1;
+    assert_eq!(
+        (out.src, out.dst, out.src_ld, out.dst_ld),
+        (0x8000, 0x3000, 1024, 1025)
+    );
+    let beta = f16_problem(&g.beta(0.5)).at(Addresses {
+        a: 0x1000,
+        b: 0x2000,
+        c: 0x3000,
+    });
+    let back_in = s.copies_in(&beta, 0x8000).unwrap();
+    assert_eq!(back_in.len(), 1);
+    assert_eq!((back_in[0].1.src, back_in[0].1.dst), (0x3000, 0x8000));
+}
+
+#[test]
+fn copy_kernels_exist_for_both_element_sizes() {
+    for e in [Elem::F16, Elem::Bf16, Elem::F32] {
+        let k = copy_kernel(e).unwrap();
+        assert_eq!(k.input.bytes(), e.bytes());
+        assert_eq!(k.family.params(), tcgemm_kernels::config::ParamsKind::Copy);
+    }
+    let k = copy_kernel(Elem::F16).unwrap();
+    let p = CopyParams {
+        rows: 3,
+        cols: 5,
+        batch: 2,
+        ..Default::default()
+    };
+    assert_eq!(copy_grid(k, &p), (1, 1, 1));
+    let p = CopyParams {
+        rows: 1 << 20,
+        cols: 4097,
+        batch: 1,
+        ..Default::default()
+    };
+    assert_eq!(copy_grid(k, &p), (1 << 16, 9, 1));
+}
