@@ -73,10 +73,11 @@ mod rate {
     /// Bytes per second of an operand read with element-wide loads (sm_80 kernels, rows not
     /// 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096).
     pub const NARROW: f64 = 0.8e12;
-    /// Bytes per second of the copy kernel, read and write counted.
-    pub const COPY: f64 = 3.0e12;
-    /// Seconds one copy launch adds.
-    pub const LAUNCH: f64 = 3e-6;
+    /// Bytes per second of the copy kernel, read and write counted (4095³ f16: three 33 MB
+    /// copies cost 86 µs).
+    pub const COPY: f64 = 2.3e12;
+    /// Seconds one copy launch adds (1001³ f16: three 2 MB copies cost 18 µs).
+    pub const LAUNCH: f64 = 5e-6;
 }
 
 /// FLOP/s of `(aligned, A or B unaligned, only C unaligned)` calls on the tensor-core paths:
@@ -96,6 +97,24 @@ fn flop_rates(math: Math, hopper: bool) -> Option<(f64, f64, f64)> {
 /// number of 16-byte chunks.
 fn misaligned(op: &OperandLayout) -> bool {
     !op.alignment.all()
+}
+
+/// Throughput of a 16-bit TMA kernel reading an operand off its 128-byte lines, as a fraction of
+/// its speed on one whose rows start on them (H200, f16, same run: 4096³ with `ld` 4104 482
+/// TFLOPS against 725 at 4160, 4097³ 425 against 634, 3000³ 413 against 580 at `ld` 3008). The
+/// TF32 kernels do not slow down (4096³ `ld` 4104: 395 against 396).
+const OFF_LINES: f64 = 0.67;
+
+/// Whether TMA would read 16-bit input `op` of a call with `batch` items off its 128-byte lines:
+/// 16-byte aligned (so TMA takes it), but its rows, base or batch items do not start on 128-byte
+/// lines.
+fn off_lines(op: &OperandLayout, batch: usize) -> bool {
+    let bytes = u64::from(op.elem.bytes());
+    let on = |x: u64| x % ROW_ALIGN == 0;
+    let lines = on(op.ld as u64 * bytes)
+        && op.base.is_none_or(on)
+        && (batch <= 1 || on(op.stride as u64 * bytes));
+    op.operand != Operand::C && op.elem.bytes() == 2 && op.alignment.all() && !lines
 }
 
 /// Stored `(rows, cols)` of one batch item of `operand`.
@@ -302,22 +321,26 @@ fn user_address(addrs: Addresses, operand: Operand) -> u64 {
 }
 
 /// The staging of `problem` (resolved to its precision) on a device with the sm_90a module
-/// (`hopper`) or not, within `limit` bytes of staging buffer; `None` when the call runs as it is:
-/// every operand aligned, no product (`k == 0` or `alpha == 0`), FFMA, or copies that would cost
-/// more than they save (the module comment).
+/// (`hopper`) or not, within `limit` bytes of staging buffer: every operand that is not 16-byte
+/// aligned, and on Hopper an A or B that TMA would read off its 128-byte lines ([`off_lines`]).
+/// `None` when the call runs as it is: nothing to stage, no product (`k == 0` or `alpha == 0`),
+/// FFMA, or copies that would cost more than they save (the module comment).
 pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Staging> {
     let (a, b, c) = (problem.a(), problem.b(), problem.c());
+    let g = problem.gemm();
     let ab_misaligned = misaligned(a) || misaligned(b);
-    if !problem.reads_ab() || !(ab_misaligned || misaligned(c)) {
+    // rows off 128-byte lines slow TMA only (sm_80's cp.async is not measured to care)
+    let off = |op: &OperandLayout| hopper && off_lines(op, g.batch);
+    let staged = Staged {
+        a: misaligned(a) || off(a),
+        b: misaligned(b) || off(b),
+        c: misaligned(c),
+    };
+    if !problem.reads_ab() || !staged.any() {
         return None;
     }
     let math = *problem.maths()?.first()?;
     let (aligned_rate, ab_rate, c_rate) = flop_rates(math, hopper)?;
-    let staged = Staged {
-        a: misaligned(a),
-        b: misaligned(b),
-        c: misaligned(c),
-    };
     let staging = Staging::new(problem, staged);
     let too_wide = staging
         .copies
@@ -326,7 +349,6 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
     if staging.bytes > limit || too_wide {
         return None;
     }
-    let g = problem.gemm();
     let flops = 2.0 * g.m as f64 * g.n as f64 * g.k as f64 * g.batch as f64;
     let all = Staging::new(
         problem,
@@ -352,7 +374,13 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
         traffic(op.operand) / rate
     };
     let memory = |staged: bool| -> f64 { [a, b, c].iter().map(|op| stream_time(op, staged)).sum() };
-    let direct_rate = if ab_misaligned { ab_rate } else { c_rate };
+    let direct_rate = if ab_misaligned {
+        ab_rate
+    } else if misaligned(c) {
+        c_rate
+    } else {
+        aligned_rate * OFF_LINES
+    };
     let direct = (flops / direct_rate).max(memory(false));
     let aligned = (flops / aligned_rate).max(memory(true));
     let copies = staging

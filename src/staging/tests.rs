@@ -191,3 +191,50 @@ fn copy_kernels_exist_for_both_element_sizes() {
     };
     assert_eq!(copy_grid(k, &p), (1 << 16, 9, 1));
 }
+
+#[test]
+fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
+    // 3000 halves = 6000-byte rows; 4104 = 8208 bytes: 16-byte aligned, off 128-byte lines
+    for g in [
+        Gemm::new(3000, 3000, 3000),
+        Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104),
+    ] {
+        let s = choose(&f16_problem(&g), true, LIMIT).unwrap();
+        assert!(
+            s.staged.a && s.staged.b && !s.staged.c,
+            "{g:?}: {:?}",
+            s.staged
+        );
+        assert!(
+            choose(&f16_problem(&g), false, LIMIT).is_none(),
+            "sm_80: {g:?}"
+        );
+    }
+    // an A view 16 bytes into its allocation: rows off their lines
+    let p = f16_problem(&Gemm::new(4096, 4096, 4096)).at(Addresses {
+        a: 0x1010,
+        b: 0x2000,
+        c: 0x3000,
+    });
+    assert_eq!(
+        choose(&p, true, LIMIT).unwrap().staged,
+        Staged {
+            a: true,
+            b: false,
+            c: false
+        }
+    );
+    // TF32 reads rows off their lines at full speed
+    let tf32 = Problem::assume_aligned::<f32, f32>(
+        &Gemm::new(4096, 4096, 4096)
+            .lda(4104)
+            .ldb(4104)
+            .precision(Precision::Tf32),
+    )
+    .and_then(|p| p.resolve_precision(false))
+    .unwrap();
+    assert!(choose(&tf32, true, LIMIT).is_none());
+    // rows on their lines, or too little work for the copies to pay
+    assert!(choose(&f16_problem(&Gemm::new(3072, 3072, 3072)), true, LIMIT).is_none());
+    assert!(choose(&f16_problem(&Gemm::new(1000, 1000, 64)), true, LIMIT).is_none());
+}
