@@ -1,14 +1,15 @@
 //! Staging: [`Context::gemm`] copies an operand whose base address, leading dimension or batch
-//! stride is not a multiple of 16 bytes into a packed copy (rows on 128-byte lines) in the
-//! context's staging buffer (and a staged C back into the caller's C after the product), so the call runs on the
-//! kernels that need 16-byte alignment (TMA on Hopper, 16-byte `cp.async` on sm_80) instead of
-//! those that copy any alignment by threads, which run at 12–30% of their aligned twins
+//! stride is not a multiple of 16 bytes (and, on Hopper, a 16-bit A or B whose rows TMA would read
+//! off their 128-byte lines) into a packed copy with rows on 128-byte lines in the context's
+//! staging buffer, and a staged C back into the caller's C after the product. So the call runs on
+//! the kernels that need alignment (TMA on Hopper, 16-byte `cp.async` on sm_80) instead of those
+//! that copy any alignment by threads, which run at 12–30% of their aligned twins
 //! (docs/unaligned-log.md). A copy is bits only: the staged call gives the bits of its aligned
 //! twin, the same product on packed buffers.
 //!
 //! The model ([`choose`]) stages when the copies cost less than they save, from throughputs
-//! measured on the H200 (docs/unaligned-log.md, attempt 3): the unaligned call's time on the
-//! kernels that take it against the copies plus the aligned call's time, each the larger of its
+//! measured on the H200 (docs/unaligned-log.md, attempts 3 and 3b): the call's time on the kernels
+//! that take it as it is against the copies plus the aligned call's time, each the larger of its
 //! arithmetic and its memory traffic.
 
 use crate::context::Context;
@@ -111,9 +112,9 @@ const OFF_LINES: f64 = 0.67;
 fn off_lines(op: &OperandLayout, batch: usize) -> bool {
     let bytes = u64::from(op.elem.bytes());
     let on = |x: u64| x % ROW_ALIGN == 0;
-    let lines = on(op.ld as u64 * bytes)
-        && op.base.is_none_or(on)
-        && (batch <= 1 || on(op.stride as u64 * bytes));
+    // a distance too large to count in bytes is left alone (counted as on its lines)
+    let apart_on = |elems: usize| (elems as u64).checked_mul(bytes).is_none_or(on);
+    let lines = apart_on(op.ld) && op.base.is_none_or(on) && (batch <= 1 || apart_on(op.stride));
     op.operand != Operand::C && op.elem.bytes() == 2 && op.alignment.all() && !lines
 }
 
@@ -177,17 +178,19 @@ impl PackedCopy {
         }
     }
 
-    /// Elements of the packed copy.
+    /// Elements of the packed copy (saturating: a batch of overlapping items can ask for more
+    /// than any buffer holds, and [`choose`] then finds it above the limit).
     fn len(&self) -> u64 {
-        self.items * self.rows * self.ld
+        self.items.saturating_mul(self.rows).saturating_mul(self.ld)
     }
 
     /// Bytes of the operand the copy moves one way.
     fn bytes(&self) -> f64 {
-        (self.items * self.rows * self.cols) as f64 * f64::from(self.elem.bytes())
+        self.items as f64 * self.rows as f64 * self.cols as f64 * f64::from(self.elem.bytes())
     }
 
-    /// The copy's parameters: into the staging buffer at `buffer` from `src`, or back.
+    /// The copy's parameters: into the staging buffer at `buffer` from the caller's operand at
+    /// `user`, or back.
     fn params(&self, user: u64, buffer: u64, into_buffer: bool) -> CopyParams {
         let staged = buffer + self.offset;
         let (src, dst) = if into_buffer {
@@ -232,8 +235,8 @@ impl Staging {
         for op in [problem.a(), problem.b(), problem.c()] {
             if staged.has(op.operand) {
                 let copy = PackedCopy::new(g, op, offset);
-                let bytes = copy.len() * u64::from(op.elem.bytes());
-                offset += bytes.div_ceil(256) * 256;
+                let bytes = copy.len().saturating_mul(u64::from(op.elem.bytes()));
+                offset = offset.saturating_add(bytes.div_ceil(256) * 256);
                 copies.push(copy);
             }
         }

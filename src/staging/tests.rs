@@ -238,3 +238,19 @@ fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
     assert!(choose(&f16_problem(&Gemm::new(3072, 3072, 3072)), true, LIMIT).is_none());
     assert!(choose(&f16_problem(&Gemm::new(1000, 1000, 64)), true, LIMIT).is_none());
 }
+
+#[test]
+fn overlapping_batches_and_huge_strides_do_not_overflow() {
+    // 2^20 items one element apart: a packed copy far above any limit, refused, never overflowing
+    let g = Gemm::new(4096, 4096, 4096)
+        .lda(4097)
+        .batch(1 << 20)
+        .stride_a(1);
+    let p = Problem::build(
+        &g,
+        f16_problem(&Gemm::new(1, 1, 1)).signature().to_owned(),
+        (usize::MAX, usize::MAX, usize::MAX),
+    );
+    assert!(choose(&p, true, u64::MAX).is_none_or(|s| s.bytes > LIMIT));
+    assert!(choose(&p, true, LIMIT).is_none());
+}
