@@ -44,8 +44,9 @@ pub struct Plan {
     /// Stream-K (persistent kernels): the work items, last in the kernel's order, whose k-tiles
     /// its CTAs share out in equal pieces (`src/streamk.rs`); 0 when every item runs whole.
     pub stream_k: u32,
-    /// The operands copied into the context's staging buffer because they are not 16-byte
-    /// aligned, so that `kernel` (which needs alignment) runs the call (`src/staging.rs`).
+    /// The operands copied into the context's staging buffer, packed with rows on 128-byte
+    /// lines, because they are not 16-byte aligned (or, on Hopper, their rows are off those
+    /// lines), so that `kernel` runs the call at its aligned speed (`src/staging.rs`).
     pub staged: Staged,
 }
 

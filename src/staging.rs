@@ -353,28 +353,15 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
         return None;
     }
     let flops = 2.0 * g.m as f64 * g.n as f64 * g.k as f64 * g.batch as f64;
-    let all = Staging::new(
-        problem,
-        Staged {
-            a: true,
-            b: true,
-            c: true,
-        },
-    );
-    // each operand's traffic, read from the staging's own accounting of it
-    let traffic = |op: Operand| {
-        all.copies
-            .iter()
-            .find(|c| c.operand == op)
-            .map_or(0.0, PackedCopy::bytes)
-    };
+    // each operand's traffic, one way
+    let traffic = |op: &OperandLayout| PackedCopy::new(g, op, 0).bytes();
     let stream_time = |op: &OperandLayout, staged: bool| {
         let rate = if misaligned(op) && !staged && op.operand != Operand::C {
             rate::NARROW
         } else {
             rate::STREAM
         };
-        traffic(op.operand) / rate
+        traffic(op) / rate
     };
     let memory = |staged: bool| -> f64 { [a, b, c].iter().map(|op| stream_time(op, staged)).sum() };
     let direct_rate = if ab_misaligned {

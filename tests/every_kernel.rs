@@ -8,8 +8,7 @@
 //! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
 //! roundoff of a 16-bit output (`tests/half.rs`).
 
-use half::{bf16, f16};
-use tcgemm::{Context, Elem, KernelSpec, Math, Precision, Role};
+use tcgemm::{Context, KernelSpec, Math, Precision, Role};
 use tcgemm_testkit::*;
 
 fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
@@ -64,17 +63,7 @@ fn every_kernel_tail_and_full_shape() {
         .collect();
     assert!(!kernels.is_empty(), "a GPU context with no runnable kernel");
     for spec in kernels {
-        match (spec.input, spec.output) {
-            (Elem::F32, Elem::F32) => run::<f32, f32>(ctx, spec, &mut rng),
-            (Elem::F16, Elem::F32) => run::<f16, f32>(ctx, spec, &mut rng),
-            (Elem::F16, Elem::F16) => run::<f16, f16>(ctx, spec, &mut rng),
-            (Elem::Bf16, Elem::F32) => run::<bf16, f32>(ctx, spec, &mut rng),
-            (Elem::Bf16, Elem::Bf16) => run::<bf16, bf16>(ctx, spec, &mut rng),
-            (i, o) => panic!(
-                "kernel {} has a type pair ({i:?} -> {o:?}) this test does not know",
-                spec.name
-            ),
-        }
+        with_kernel_elems!(spec, run(ctx, spec, &mut rng));
     }
 }
 

@@ -10,7 +10,7 @@
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
 use half::{bf16, f16};
-use tcgemm::{Context, ContextOptions, Elem, KernelSpec, Math, Precision, Role};
+use tcgemm::{Context, ContextOptions, KernelSpec, Math, Precision, Role};
 use tcgemm_testkit::*;
 
 /// At most this many multiply-adds get a full reference; above it the reference samples entries.
@@ -132,17 +132,7 @@ fn every_stream_k_kernel() {
         "no kernel that streams k matches '{filter}'"
     );
     for spec in kernels {
-        match (spec.input, spec.output) {
-            (Elem::F32, Elem::F32) => by_name::<f32, f32>(ctx, &off, spec, &mut rng),
-            (Elem::F16, Elem::F32) => by_name::<f16, f32>(ctx, &off, spec, &mut rng),
-            (Elem::F16, Elem::F16) => by_name::<f16, f16>(ctx, &off, spec, &mut rng),
-            (Elem::Bf16, Elem::F32) => by_name::<bf16, f32>(ctx, &off, spec, &mut rng),
-            (Elem::Bf16, Elem::Bf16) => by_name::<bf16, bf16>(ctx, &off, spec, &mut rng),
-            (i, o) => panic!(
-                "kernel {} has a type pair ({i:?} -> {o:?}) this test does not know",
-                spec.name
-            ),
-        }
+        with_kernel_elems!(spec, by_name(ctx, &off, spec, &mut rng));
     }
 }
 

@@ -60,3 +60,35 @@ pub fn runs_by_name(ctx: &Context, name: &str, p: &Problem) -> bool {
         .find(|s| s.name == name)
         .is_some_and(|spec| kernel_can_run(spec, p))
 }
+
+/// Calls the generic test function `f::<I, O>(args…)` with the element types of kernel `spec`'s
+/// `(input, output)` pair; panics for a pair the tests do not know. The one place a test turns a
+/// kernel record into types.
+///
+/// ```
+/// use tcgemm_testkit::{with_kernel_elems, TestElem};
+/// fn bytes<I: TestElem, O: TestElem>(extra: usize) -> usize {
+///     I::ELEM.bytes() as usize + O::ELEM.bytes() as usize + extra
+/// }
+/// let spec = tcgemm_kernels::config::find_kernel("f16_f16_nn_128x256x64_w64x256_s4_tma").unwrap();
+/// assert_eq!(with_kernel_elems!(spec, bytes(1)), 5);
+/// ```
+#[macro_export]
+macro_rules! with_kernel_elems {
+    ($spec:expr, $f:ident($($arg:expr),* $(,)?)) => {{
+        let spec: &::tcgemm::KernelSpec = $spec;
+        use $crate::__half::{bf16, f16};
+        use ::tcgemm::Elem;
+        match (spec.input, spec.output) {
+            (Elem::F32, Elem::F32) => $f::<f32, f32>($($arg),*),
+            (Elem::F16, Elem::F32) => $f::<f16, f32>($($arg),*),
+            (Elem::F16, Elem::F16) => $f::<f16, f16>($($arg),*),
+            (Elem::Bf16, Elem::F32) => $f::<bf16, f32>($($arg),*),
+            (Elem::Bf16, Elem::Bf16) => $f::<bf16, bf16>($($arg),*),
+            (i, o) => panic!(
+                "kernel {} has a type pair ({i:?} -> {o:?}) the tests do not know",
+                spec.name
+            ),
+        }
+    }};
+}

@@ -53,6 +53,9 @@ pub mod timer;
 pub mod tolerance;
 pub mod verify;
 
+#[doc(hidden)]
+pub use half as __half;
+
 pub use case::{gemm_on_bits, Case, DeviceCase, GUARD};
 pub use device::{
     gpu, gpu_all, gpu_sm80, gpu_with_options, guarded, open, open_for, open_for_with, open_with,

@@ -218,22 +218,22 @@ macro_rules! gemm_spec {
     }};
 }
 
-/// The record of an instruction-ceiling kernel `ceiling_{instruction}`: one f32 out per thread,
-/// no tile, no shared memory, never dispatched (rank 0).
-macro_rules! ceiling_spec {
-    ($instr:ident $input:ident $math:ident $blocks:literal) => {
+/// The record of a utility kernel (never dispatched): no tile, one stage, no shared memory, rank
+/// 0; its name, family, element types, math, threads per block and blocks per SM.
+macro_rules! utility_spec {
+    ($name:expr, $family:ident, $input:expr, $output:expr, $math:ident, $threads:expr, $blocks:literal) => {
         $crate::config::KernelSpec {
-            name: concat!("ceiling_", stringify!($instr)),
-            family: $crate::config::Family::Ceiling,
-            input: $crate::catalog::rules::elem!($input),
-            output: $crate::config::Elem::F32,
+            name: $name,
+            family: $crate::config::Family::$family,
+            input: $input,
+            output: $output,
             math: $crate::config::Math::$math,
             trans_a: false,
             trans_b: false,
             block: $crate::config::GemmShape::new(1, 1, 1),
             warp: $crate::config::GemmShape::new(1, 1, 1),
             stages: 1,
-            threads: $crate::utility::ceiling::THREADS,
+            threads: $threads,
             min_blocks_per_sm: $blocks,
             smem_bytes: 0,
             rank: 0,
@@ -241,49 +241,50 @@ macro_rules! ceiling_spec {
     };
 }
 
-/// The record of a conversion kernel `convert_{from}_to_{to}`: as a ceiling kernel's, with the
-/// element types of the conversion.
+/// The record of an instruction-ceiling kernel `ceiling_{instruction}`: one f32 out per thread.
+macro_rules! ceiling_spec {
+    ($instr:ident $input:ident $math:ident $blocks:literal) => {
+        $crate::catalog::rules::utility_spec!(
+            concat!("ceiling_", stringify!($instr)),
+            Ceiling,
+            $crate::catalog::rules::elem!($input),
+            $crate::config::Elem::F32,
+            $math,
+            $crate::utility::ceiling::THREADS,
+            $blocks
+        )
+    };
+}
+
+/// The record of a conversion kernel `convert_{from}_to_{to}`, with the element types of the
+/// conversion.
 macro_rules! convert_spec {
     ($from:ident $to:ident $blocks:literal) => {
-        $crate::config::KernelSpec {
-            name: concat!("convert_", stringify!($from), "_to_", stringify!($to)),
-            family: $crate::config::Family::Convert,
-            input: $crate::catalog::rules::elem!($from),
-            output: $crate::catalog::rules::elem!($to),
-            math: $crate::config::Math::Ffma,
-            trans_a: false,
-            trans_b: false,
-            block: $crate::config::GemmShape::new(1, 1, 1),
-            warp: $crate::config::GemmShape::new(1, 1, 1),
-            stages: 1,
-            threads: $crate::utility::convert::THREADS,
-            min_blocks_per_sm: $blocks,
-            smem_bytes: 0,
-            rank: 0,
-        }
+        $crate::catalog::rules::utility_spec!(
+            concat!("convert_", stringify!($from), "_to_", stringify!($to)),
+            Convert,
+            $crate::catalog::rules::elem!($from),
+            $crate::catalog::rules::elem!($to),
+            Ffma,
+            $crate::utility::convert::THREADS,
+            $blocks
+        )
     };
 }
 
-/// The record of a strided copy kernel `copy_rows_{elem}`: as a ceiling kernel's, with the element
-/// type whose size it moves as input and output (the bits of any type of that size).
+/// The record of a strided copy kernel `copy_rows_{elem}`, with the element type whose size it
+/// moves as input and output (the bits of any type of that size).
 macro_rules! copy_spec {
     ($elem:ident $blocks:literal) => {
-        $crate::config::KernelSpec {
-            name: concat!("copy_rows_", stringify!($elem)),
-            family: $crate::config::Family::CopyRows,
-            input: $crate::catalog::rules::elem!($elem),
-            output: $crate::catalog::rules::elem!($elem),
-            math: $crate::config::Math::Ffma,
-            trans_a: false,
-            trans_b: false,
-            block: $crate::config::GemmShape::new(1, 1, 1),
-            warp: $crate::config::GemmShape::new(1, 1, 1),
-            stages: 1,
-            threads: $crate::utility::copy_rows::THREADS,
-            min_blocks_per_sm: $blocks,
-            smem_bytes: 0,
-            rank: 0,
-        }
+        $crate::catalog::rules::utility_spec!(
+            concat!("copy_rows_", stringify!($elem)),
+            CopyRows,
+            $crate::catalog::rules::elem!($elem),
+            $crate::catalog::rules::elem!($elem),
+            Ffma,
+            $crate::utility::copy_rows::THREADS,
+            $blocks
+        )
     };
 }
 
@@ -291,22 +292,15 @@ macro_rules! copy_spec {
 /// parameters name (`SplitTail::flags`) out; the record says f32.
 macro_rules! splitk_spec {
     ($name:ident $blocks:literal) => {
-        $crate::config::KernelSpec {
-            name: concat!("splitk_", stringify!($name)),
-            family: $crate::config::Family::SplitkReduce,
-            input: $crate::config::Elem::F32,
-            output: $crate::config::Elem::F32,
-            math: $crate::config::Math::Ffma,
-            trans_a: false,
-            trans_b: false,
-            block: $crate::config::GemmShape::new(1, 1, 1),
-            warp: $crate::config::GemmShape::new(1, 1, 1),
-            stages: 1,
-            threads: $crate::utility::REDUCE_THREADS,
-            min_blocks_per_sm: $blocks,
-            smem_bytes: 0,
-            rank: 0,
-        }
+        $crate::catalog::rules::utility_spec!(
+            concat!("splitk_", stringify!($name)),
+            SplitkReduce,
+            $crate::config::Elem::F32,
+            $crate::config::Elem::F32,
+            Ffma,
+            $crate::utility::REDUCE_THREADS,
+            $blocks
+        )
     };
 }
 
@@ -351,5 +345,5 @@ macro_rules! first {
 
 pub(crate) use {
     body_rule, catalog, ceiling_spec, convert_spec, copy_spec, elem, first, gemm_spec, kernel_name,
-    layout, precision, splitk_spec,
+    layout, precision, splitk_spec, utility_spec,
 };
