@@ -172,6 +172,45 @@ fn tma_splits() {
     }
 }
 
+/// On Hopper, calls of 33 to 64 rows take the 64-row TMA tiles (`wgmma.m64n64`/`m64n128`
+/// consumers splitting the tile's columns), split along K: every layout, 16-bit and TF32, odd N
+/// and K tails; within the path's tolerance, bitwise repeatable, and the same with split-K off.
+#[test]
+fn tma_64_row_tiles_split() {
+    let Some(ctx) = gpu() else { return };
+    if !ctx.capabilities().hopper {
+        return;
+    }
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk tma 64 rows");
+    for (m, n, k, ta, tb) in [
+        (64, 4096, 4096, false, false),
+        (48, 4096, 4096, false, true),
+        (56, 1000, 4160, true, false),
+        (33, 4104, 8192, true, true),
+    ] {
+        let p = Problem::new(m, n, k).trans(ta, tb);
+        let g = p.gemm();
+        let plan = ctx.plan::<f16, f16>(&g).expect("plan");
+        assert!(
+            plan.kernel.family.needs_tma() && plan.kernel.block.m == 64,
+            "{g:?}: {plan:?}"
+        );
+        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
+        check::<bf16, f32>(
+            ctx,
+            &off,
+            &mut rng,
+            p.clone().scale(0.75, -1.5),
+            tol_16::<f32>(k),
+        );
+        let p = p.precision(Precision::Tf32);
+        check::<f32, f32>(ctx, &off, &mut rng, p, TOL_TF32_FRO);
+    }
+}
+
 /// `Context::gemm` returns the plan it ran, split; exact inputs give the exact sum.
 #[test]
 fn gemm_returns_the_split_plan() {

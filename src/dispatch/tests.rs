@@ -277,11 +277,18 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
 
 #[test]
 fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
+    // without the sm_90a module (an sm_80 device): the `mma.sync` tiles, by padding, then rank
     let pick = |m: usize| {
         let p = problem(&Gemm::new(m, 14336, 4096), Elem::F16, Elem::F16, false);
-        select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE)
-            .map(|s| (s.block.m, s.block.n))
-            .unwrap()
+        select(
+            KERNELS,
+            &p,
+            Some(132),
+            |s| !s.family.persistent(),
+            |_| KSplit::NONE,
+        )
+        .map(|s| (s.block.m, s.block.n))
+        .unwrap()
     };
     assert_eq!(pick(1), (16, 128));
     assert_eq!(pick(16), (16, 128));
@@ -299,6 +306,45 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
     );
     let batched = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert_eq!((batched.block.m, batched.block.n), (64, 64));
+}
+
+#[test]
+fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
+    // every kernel usable (a Hopper context): rows up to 64 are free on a 64-row `wgmma` tile
+    // (`padding_class`), so its rank beats the `mma.sync` tiles that pad less, in every layout
+    // and on every tensor-core path; the CUDA-core tiles keep their padding rule
+    for (input, output, tf32) in [
+        (Elem::F16, Elem::F16, false),
+        (Elem::Bf16, Elem::F32, false),
+        (Elem::F32, Elem::F32, true),
+    ] {
+        for m in [1, 8, 17, 32, 48, 64] {
+            for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+                // (an M-major A of 1 or 17 rows has rows TMA cannot map: not 16-byte multiples)
+                if ta && m % 8 != 0 {
+                    continue;
+                }
+                let g = Gemm::new(m, 14336, 4096).trans_a(ta).trans_b(tb);
+                let p = problem(&g, input, output, tf32);
+                let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
+                assert_eq!(
+                    (s.family, s.block.m, s.block.n),
+                    (Family::TmaWarpSpecialized, 64, 128),
+                    "{g:?} {input:?}: {}",
+                    s.name
+                );
+                let free = padding_class(s, &p);
+                assert_eq!(free, 0, "{g:?}");
+            }
+        }
+    }
+    // 65 rows: the rule stops; exact FP32 never takes it (its tiles are not `wgmma`)
+    let p = problem(&Gemm::new(65, 14336, 4096), Elem::F16, Elem::F16, false);
+    let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
+    assert_ne!(s.block.m, 64, "{}", s.name);
+    let p = f32_problem(&Gemm::new(1, 14336, 4096).precision(Precision::Exact), true);
+    let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
+    assert_eq!((s.math, s.block.m), (Math::Ffma, 8), "{}", s.name);
 }
 
 #[test]

@@ -139,6 +139,13 @@ macro_rules! wgmma_m64n128_asm {
     };
 }
 
+/// `wgmma_asm!` of an `m64n64` instruction: 32 accumulators per thread.
+macro_rules! wgmma_m64n64_asm {
+    ($d:ident, $($rest:tt)+) => {
+        wgmma_asm!($d [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31], $($rest)+)
+    };
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16` — f16 inputs, f32 accumulators: `d[64×256] (+)= A[64×16]·B[16×256]`
 /// with A and B read from shared memory through the descriptors (PTX's `imm-trans-a`/`imm-trans-b`:
 /// `true` = that operand is MN-major in shared memory, `false` = K-major), `d` += when
@@ -312,5 +319,87 @@ pub unsafe fn m64n128k8_f32_tf32_rs(d: &mut [f32; 64], a: [u32; 4], desc_b: u64,
         desc_b,
         accumulate,
         "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` — f16 inputs, f32 accumulators:
+/// `d[64×64] (+)= A[64×16]·B[16×64]`; operands, transpose bits and register layout (`i < 32`) as
+/// [`m64n256k16_f32_f16`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn m64n64k16_f32_f16<const TRANS_A: bool, const TRANS_B: bool>(
+    d: &mut [f32; 32],
+    desc_a: u64,
+    desc_b: u64,
+    accumulate: bool,
+) {
+    wgmma_m64n64_asm!(
+        d,
+        desc_a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+        ", {ta}, {tb}",
+        ta = const TRANS_A as u32,
+        tb = const TRANS_B as u32
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators; as
+/// [`m64n64k16_f32_f16`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn m64n64k16_f32_bf16<const TRANS_A: bool, const TRANS_B: bool>(
+    d: &mut [f32; 32],
+    desc_a: u64,
+    desc_b: u64,
+    accumulate: bool,
+) {
+    wgmma_m64n64_asm!(
+        d,
+        desc_a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+        ", {ta}, {tb}",
+        ta = const TRANS_A as u32,
+        tb = const TRANS_B as u32
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32` — tf32 inputs, f32 accumulators:
+/// `d[64×64] (+)= A[64×8]·B[8×64]`, both operands K-major; as [`m64n256k8_f32_tf32`].
+///
+/// # Safety
+/// As [`m64n256k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn m64n64k8_f32_tf32(d: &mut [f32; 32], desc_a: u64, desc_b: u64, accumulate: bool) {
+    wgmma_m64n64_asm!(
+        d,
+        desc_a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32",
+        ""
+    );
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32` with A from registers: `d[64×64] (+)=
+/// A[64×8]·B[8×64]`; as [`m64n256k8_f32_tf32_rs`].
+///
+/// # Safety
+/// As [`m64n256k8_f32_tf32_rs`].
+#[inline(always)]
+pub unsafe fn m64n64k8_f32_tf32_rs(d: &mut [f32; 32], a: [u32; 4], desc_b: u64, accumulate: bool) {
+    wgmma_m64n64_asm!(
+        d,
+        regs a,
+        desc_b,
+        accumulate,
+        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"
     );
 }

@@ -275,18 +275,25 @@ pub unsafe fn add_partial<const ACC: usize>(
     let base = slot::<ACC>(sk, peer, c) + 16 * u64::from(t);
     // IN_FLIGHT loads issued before their adds: one at a time, each waits out an L2 round trip
     // (measured: ~15 µs per finisher of a 128×256 tile)
+    // (a group of an `m64n64` slot, `ACC / 4` = 8 loads, is cut short: `j < ACC / 4`, constant)
     unroll!(g in [0, 1, 2, 3, 4, 5, 6, 7] {
         let j0 = g as usize * IN_FLIGHT;
         if j0 < ACC / 4 {
             let v: [[f32; 4]; IN_FLIGHT] = core::array::from_fn(|i| {
-                ld_global_cg_v4_f32(base + (16 * GROUP) as u64 * (j0 + i) as u64)
+                if j0 + i < ACC / 4 {
+                    ld_global_cg_v4_f32(base + (16 * GROUP) as u64 * (j0 + i) as u64)
+                } else {
+                    [0.0; 4]
+                }
             });
             for (i, v) in v.iter().enumerate() {
                 let j = j0 + i;
-                d[4 * j] += v[0];
-                d[4 * j + 1] += v[1];
-                d[4 * j + 2] += v[2];
-                d[4 * j + 3] += v[3];
+                if j < ACC / 4 {
+                    d[4 * j] += v[0];
+                    d[4 * j + 1] += v[1];
+                    d[4 * j + 2] += v[2];
+                    d[4 * j + 3] += v[3];
+                }
             }
         }
     });

@@ -47,7 +47,11 @@
 //! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
 //! `STAGES × (A BM×128 B + B BN×128 B)`, then the `full`, `empty` and `loaded` barriers.
 
-use crate::config::GemmShape;
+mod layout;
+
+#[cfg(target_feature = "sm_90a")]
+pub(crate) use layout::MN_BOX;
+pub use layout::{consumer_width, shares_k_tiles, smem_bytes, threads, ROW_BYTES};
 #[cfg(target_feature = "sm_90a")]
 use {
     super::{
@@ -56,8 +60,8 @@ use {
         stream_k::{add_partial, store_partial, Role, Schedule},
     },
     crate::arch::mbarrier,
-    crate::arch::smem::{base, ld_shared_u32, st_shared_v4_u32},
-    crate::arch::sync::{sync_threads, sync_warp},
+    crate::arch::smem::base,
+    crate::arch::sync::sync_threads,
     crate::arch::tma,
     crate::arch::wgmma,
     crate::epilogue::{
@@ -68,122 +72,15 @@ use {
     crate::params::{flags, GemmParams},
     crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
-        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, N128, N256, SLICE_BYTES,
+        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, N128, N256, N64,
+        SLICE_BYTES,
     },
     crate::warp::wgmma_register_a::{fragment_row, load_k_tile},
+    layout::{
+        transpose_block_tf32, Stage, CONSUMER_ROWS, LDG_CONSUMER_REGS, LDG_PRODUCERS,
+        LDG_PRODUCER_REGS, MN_BOX_BYTES, MN_SLICE_BYTES, SLICES, TBLOCK, TRANSPOSERS,
+    },
 };
-
-/// Bytes of a k-tile row: one 128-byte swizzle row (the SW128 layout TMA writes and `wgmma` reads).
-pub const ROW_BYTES: u32 = 128;
-/// Elements along M or N of one TMA box of an MN-major operand (128 bytes: the swizzle width).
-#[cfg(target_feature = "sm_90a")]
-pub(crate) const MN_BOX: u32 = 64;
-/// k-rows of a k-tile of an MN-major operand (16-bit elements only).
-#[cfg(target_feature = "sm_90a")]
-const BK16: u32 = ROW_BYTES / 2;
-/// Bytes of one MN-major box: `MN_BOX` elements × `BK16` k-rows.
-#[cfg(target_feature = "sm_90a")]
-const MN_BOX_BYTES: u32 = MN_BOX * BK16 * 2;
-/// `wgmma`s per k-tile: one per [`SLICE_BYTES`] of the row.
-#[cfg(target_feature = "sm_90a")]
-const SLICES: u32 = ROW_BYTES / SLICE_BYTES;
-/// Bytes between the slices of an MN-major box: 16 k-rows (a slice of 16-bit k) of 128 bytes.
-#[cfg(target_feature = "sm_90a")]
-const MN_SLICE_BYTES: u32 = SLICE_BYTES / 2 * ROW_BYTES;
-/// Rows of a consumer warpgroup's share of the tile (`wgmma.m64`).
-#[cfg(target_feature = "sm_90a")]
-const CONSUMER_ROWS: u32 = 64;
-/// Rows (and k) of one in-place transpose block of a staged TF32 operand: 32 × 32 f32, 4 KiB.
-#[cfg(target_feature = "sm_90a")]
-const TBLOCK: u32 = 32;
-/// Threads that transpose staged TF32 operands: warps 1–3 of the producer warpgroup (warp 0's
-/// first thread issues the copies).
-#[cfg(target_feature = "sm_90a")]
-const TRANSPOSERS: u32 = 96;
-
-/// Producer threads of the thread-copy kernels: the whole producer warpgroup.
-#[cfg(target_feature = "sm_90a")]
-const LDG_PRODUCERS: u32 = 128;
-/// Registers of the thread-copy kernels' producer and consumer warpgroups (`m64n128`
-/// consumers): 128·168 + 256·168 = 384·168, the CTA's budget. A producer holding two batches of
-/// 8 rows in flight spilled 20–80 B at 152 (`nt`, `tt`); the consumers fit in 168.
-#[cfg(target_feature = "sm_90a")]
-const LDG_PRODUCER_REGS: u32 = 168;
-#[cfg(target_feature = "sm_90a")]
-const LDG_CONSUMER_REGS: u32 = 168;
-
-/// One stage of the ring of a `BM×BN` tile: the A box, then the B box, of [`ROW_BYTES`] rows.
-#[cfg(target_feature = "sm_90a")]
-struct Stage<const BM: u32, const BN: u32>;
-
-#[cfg(target_feature = "sm_90a")]
-impl<const BM: u32, const BN: u32> Stage<BM, BN> {
-    /// Bytes of A's box (`BM` rows): B's starts here.
-    const A_BYTES: u32 = BM * ROW_BYTES;
-    /// Bytes of the stage.
-    const BYTES: u32 = (BM + BN) * ROW_BYTES;
-}
-
-/// Dynamic shared memory of a `block` tile with `stages` stages: 1024 bytes of alignment slack,
-/// the stages (`(m + n)` rows of [`ROW_BYTES`]), and three 8-byte barriers per stage (`full`,
-/// `empty`, and `loaded` for TF32 operands transposed in place, see `config::tma_staged`).
-///
-/// ```
-/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes};
-/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 64), 4), 1024 + 4 * 48 * 1024 + 96);
-/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
-/// ```
-pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
-    1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
-}
-
-/// Threads: one producer warpgroup and one consumer warpgroup per `warp`-sized share of the
-/// `block` tile.
-///
-/// ```
-/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::threads};
-/// assert_eq!(threads(GemmShape::new(128, 256, 64), GemmShape::new(64, 256, 16)), 384);
-/// assert_eq!(threads(GemmShape::new(128, 128, 64), GemmShape::new(64, 128, 16)), 384);
-/// ```
-pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
-    128 * (1 + (block.m / warp.m) * (block.n / warp.n))
-}
-
-/// Whether a kernel of this body shares out the k-tiles of its last work items (stream-K,
-/// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
-/// by loads in flight; with the schedule's state it spilled 4–104 B) nor the 256-wide
-/// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B).
-///
-/// ```
-/// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
-/// assert!(shares_k_tiles(false, false, 256) && shares_k_tiles(false, true, 128));
-/// assert!(!shares_k_tiles(false, true, 256) && !shares_k_tiles(true, false, 128));
-/// ```
-pub const fn shares_k_tiles(ldg: bool, reg_a: bool, bn: u32) -> bool {
-    !ldg && !(reg_a && bn == 256)
-}
-
-/// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
-/// (an unswizzled box of 32 rows × 32 k: element `(r, k)` at `4·(32·k + r)`) into the K-major
-/// layout of TMA's 128-byte swizzle (row `r` at `128·r`, 16-byte chunk `k/4` at position
-/// `(k/4) ^ (r % 8)`). Both layouts fill the same 4 KiB. Lane `l` reads row `l` (32 word loads; a
-/// warp load is one 128-byte k-row: conflict-free), the warp synchronizes, and lane `l` writes row
-/// `l` as 8 16-byte chunks (eight consecutive rows land in eight chunk positions: conflict-free).
-///
-/// # Safety
-/// Warp-convergent; `blk` is a 1024-byte-aligned shared block the caller's barriers give to this
-/// warp alone.
-#[cfg(target_feature = "sm_90a")]
-#[inline(always)]
-unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
-    let v: [u32; 32] = core::array::from_fn(|k| ld_shared_u32(blk + 128 * k as u32 + 4 * lane));
-    sync_warp();
-    let (row, x) = (blk + 128 * lane, lane & 7);
-    unroll!(c in [0, 1, 2, 3, 4, 5, 6, 7] {
-        let w = 4 * c as usize;
-        st_shared_v4_u32(row + ((c ^ x) << 4), [v[w], v[w + 1], v[w + 2], v[w + 3]]);
-    });
-}
 
 /// Computes the block's work items. `maps` is the generic address of the kernel's `TmaParams` (A's
 /// tensor map at +0, B's at +128).
@@ -221,21 +118,36 @@ pub unsafe fn gemm<
     bid: u32,
     grid_dim: impl FnOnce() -> u32,
 ) {
-    // The accumulators' array lengths (`BN / 2` f32, `BN / 8` fragment columns) cannot be computed
-    // from `BN` inside a generic body (no generic constant expressions): each `wgmma` width has
-    // its body instance, its lengths computed here from constants. `BN` is a constant: one arm is
-    // code, the other is removed.
-    const { assert!(BN == N256 || BN == N128, "wgmma widths: m64n256, m64n128") };
-    // thread copies next to `m64n128` consumers only (the register split of `LDG_CONSUMER_REGS`)
-    const { assert!(!LDG || BN == N128) };
-    match BN {
+    // The accumulators' array lengths (`WN / 2` f32, `WN / 8` fragment columns, `WN` the width of
+    // a consumer's share, `consumer_width`) cannot be computed from `BM` and `BN` inside a generic
+    // body (no generic constant expressions): each `wgmma` width has its body instance, its
+    // lengths computed here from constants. `WN` is a constant: one arm is code, the others are
+    // removed.
+    const {
+        assert!(
+            BM == 2 * CONSUMER_ROWS || BM == CONSUMER_ROWS,
+            "tiles of 128 or 64 rows"
+        )
+    };
+    const {
+        assert!(
+            consumer_width(BM, BN) == N256
+                || consumer_width(BM, BN) == N128
+                || consumer_width(BM, BN) == N64,
+            "wgmma widths: m64n256, m64n128, m64n64"
+        )
+    };
+    // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
+    // `LDG_CONSUMER_REGS`, the row split of `load_stage`)
+    const { assert!(!LDG || (BM == 2 * CONSUMER_ROWS && BN == N128)) };
+    match consumer_width(BM, BN) {
         N256 => gemm_with_accumulators::<
             T,
             O,
             TRANS_A,
             TRANS_B,
             BM,
-            N256,
+            BN,
             STAGES,
             LDG,
             REG_A,
@@ -243,13 +155,13 @@ pub unsafe fn gemm<
             { accumulators(N256) },
             { n8_blocks(N256) },
         >(p, maps, tid, bid, grid_dim),
-        _ => gemm_with_accumulators::<
+        N128 => gemm_with_accumulators::<
             T,
             O,
             TRANS_A,
             TRANS_B,
             BM,
-            N128,
+            BN,
             STAGES,
             LDG,
             REG_A,
@@ -257,11 +169,25 @@ pub unsafe fn gemm<
             { accumulators(N128) },
             { n8_blocks(N128) },
         >(p, maps, tid, bid, grid_dim),
+        _ => gemm_with_accumulators::<
+            T,
+            O,
+            TRANS_A,
+            TRANS_B,
+            BM,
+            BN,
+            STAGES,
+            LDG,
+            REG_A,
+            SWAP_AB,
+            { accumulators(N64) },
+            { n8_blocks(N64) },
+        >(p, maps, tid, bid, grid_dim),
     }
 }
 
-/// [`gemm`] for a tile `BN` wide, whose consumer threads hold `ACC` (= `BN / 2`) f32 accumulators,
-/// `N8` (= `BN / 8`) blocks of 8 columns in the m16n8 fragment layout.
+/// [`gemm`] for a tile whose consumer threads hold `ACC` (= `WN / 2`, [`consumer_width`]) f32
+/// accumulators, `N8` (= `WN / 8`) blocks of 8 columns in the m16n8 fragment layout.
 ///
 /// # Safety
 /// As [`gemm`].
@@ -287,8 +213,13 @@ unsafe fn gemm_with_accumulators<
     bid: u32,
     grid_dim: impl FnOnce() -> u32,
 ) {
-    // two consumer warpgroups of `wgmma.m64nBN` (the register split below is for three warpgroups)
-    const { assert!(BM == 2 * CONSUMER_ROWS && ACC == accumulators(BN) && N8 == n8_blocks(BN)) };
+    // two consumer warpgroups of `wgmma.m64nWN` (the register split below is for three
+    // warpgroups): of a 128-row tile each takes 64 rows, of a 64-row tile half the columns. `WN`
+    // is `2·ACC` (`gemm` instantiates this body for every width and calls the one whose `ACC` is
+    // `accumulators(consumer_width(BM, BN))`: the others are never called)
+    let wn = 2 * ACC as u32;
+    // register-sourced A: the fragment rows of two 64-row consumers
+    const { assert!(!REG_A || BM == 2 * CONSUMER_ROWS) };
     // thread copies write the K-major or MN-major swizzled rows the wgmma form reads (no staging)
     const { assert!(!LDG || T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
     // register-sourced A: an M-major TF32 A, with TMA (the case the staged transpose serves)
@@ -384,7 +315,18 @@ unsafe fn gemm_with_accumulators<
                     let s = it % STAGES;
                     let parity = ((it / STAGES) & 1) ^ 1;
                     let at = (tile.m0, tile.n0, kt * bk);
-                    load_stage::<BM, BN>(&a, &b, a_tile(s), at, tid, empty(s), parity);
+                    // (the thread copies' one tile, 128×128 = BM×BN, asserted in `gemm`: named
+                    // by constants so the other tiles' bodies, where this branch is dead, do not
+                    // instantiate a copy the row split cannot do)
+                    load_stage::<{ 2 * CONSUMER_ROWS }, N128>(
+                        &a,
+                        &b,
+                        a_tile(s),
+                        at,
+                        tid,
+                        empty(s),
+                        parity,
+                    );
                     // this thread's generic-proxy writes before the consumers' wgmma (async proxy)
                     tma::fence_proxy_async_shared();
                     mbarrier::arrive(full(s));
@@ -500,6 +442,12 @@ unsafe fn gemm_with_accumulators<
             wgmma::setmaxnreg_inc::<232>();
         }
         let c = wg - 1;
+        // consumer c's share of the tile: rows 64c.. (128-row tiles) or columns wn·c.. (64 rows)
+        let (c_rows, c_cols) = if BM == 2 * CONSUMER_ROWS {
+            (c * CONSUMER_ROWS, 0)
+        } else {
+            (0, c * wn)
+        };
         let mut d = [0.0f32; ACC];
         let mut it = 0u32;
         let mut cur = sched.start();
@@ -513,9 +461,10 @@ unsafe fn gemm_with_accumulators<
                 let s = it % STAGES;
                 mbarrier::wait_parity(full(s), (it / STAGES) & 1);
                 // consumer c's 64 rows: 64 K-major rows of 128 B, or the c-th M-major box (A from
-                // registers: its two 4 KiB boxes of M-major A)
-                let a0 = a_tile(s) + c * CONSUMER_ROWS * ROW_BYTES;
-                let b0 = b_tile(s);
+                // registers: its two 4 KiB boxes of M-major A); its wn columns of B: wn K-major
+                // rows of 128 B, or wn / 64 N-major boxes of 64 × 128 B
+                let a0 = a_tile(s) + c_rows * ROW_BYTES;
+                let b0 = b_tile(s) + c_cols * ROW_BYTES;
                 if REG_A {
                     // B is K-major here: as stored in `tt`, transposed in place in `tn`. The
                     // fragment loads must not rewrite registers that pending `wgmma`s read (PTX
@@ -564,28 +513,29 @@ unsafe fn gemm_with_accumulators<
             let (_, _, gc) = batch_bases(p, z, u64::from(T::EB), O::BYTES);
             // register-sourced A: the permuted rows of `fragment_row`, the pair adjacent
             let row0 = if REG_A {
-                tile.m0 + c * CONSUMER_ROWS + fragment_row(t / 32, (t % 32) / 4)
+                tile.m0 + c_rows + fragment_row(t / 32, (t % 32) / 4)
             } else {
-                tile.m0 + c * CONSUMER_ROWS + (t / 32) * 16 + (t % 32) / 4
+                tile.m0 + c_rows + (t / 32) * 16 + (t % 32) / 4
             };
+            let col0 = tile.n0 + c_cols;
             // TMA kernels' C is 16-byte aligned (their dispatch rule); thread-copy kernels check
             // (`%` as measured: `is_multiple_of` adds a zero-divisor test to the PTX)
             #[allow(clippy::manual_is_multiple_of)]
             let aligned_c = !LDG || (gc | (p.ldc * O::BYTES)) % 16 == 0;
             if SWAP_AB {
-                store_rows_transposed::<ACC>(p, &d, gc, row0, tile.n0, t % 32);
+                store_rows_transposed::<ACC>(p, &d, gc, row0, col0, t % 32);
             } else if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
                 if REG_A {
-                    store_rows::<O, ACC, 1>(p, &d, gc, row0, tile.n0, t % 4);
+                    store_rows::<O, ACC, 1>(p, &d, gc, row0, col0, t % 4);
                 } else {
-                    store_rows::<O, ACC, 8>(p, &d, gc, row0, tile.n0, t % 4);
+                    store_rows::<O, ACC, 8>(p, &d, gc, row0, col0, t % 4);
                 }
             } else {
                 // a 16-bit C to read (the fragment writer widens C exactly), or an unaligned C
                 let acc: [[[f32; 4]; N8]; 1] = [core::array::from_fn(|j| {
                     [d[4 * j], d[4 * j + 1], d[4 * j + 2], d[4 * j + 3]]
                 })];
-                store_pairs::<O, 1, N8>(p, &acc, gc, row0, tile.n0 + 2 * (t % 4));
+                store_pairs::<O, 1, N8>(p, &acc, gc, row0, col0 + 2 * (t % 4));
             }
         }
     }

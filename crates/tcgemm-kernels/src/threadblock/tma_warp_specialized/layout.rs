@@ -1,0 +1,137 @@
+//! The shared-memory layout of the warp-specialized body's tiles (one 128-byte swizzle row per
+//! operand row and k-tile, the ring of stages, the boxes of MN-major operands) and the launch
+//! shape that follows from it: threads, dynamic shared memory, each consumer's share of the
+//! tile, which bodies stream k; and the in-place transpose of a staged TF32 block.
+
+use crate::config::GemmShape;
+#[cfg(target_feature = "sm_90a")]
+use {
+    crate::arch::smem::{ld_shared_u32, st_shared_v4_u32},
+    crate::arch::sync::sync_warp,
+    crate::warp::wgmma::SLICE_BYTES,
+};
+
+/// Bytes of a k-tile row: one 128-byte swizzle row (the SW128 layout TMA writes and `wgmma` reads).
+pub const ROW_BYTES: u32 = 128;
+/// Elements along M or N of one TMA box of an MN-major operand (128 bytes: the swizzle width).
+#[cfg(target_feature = "sm_90a")]
+pub(crate) const MN_BOX: u32 = 64;
+/// k-rows of a k-tile of an MN-major operand (16-bit elements only).
+#[cfg(target_feature = "sm_90a")]
+pub(super) const BK16: u32 = ROW_BYTES / 2;
+/// Bytes of one MN-major box: `MN_BOX` elements × `BK16` k-rows.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const MN_BOX_BYTES: u32 = MN_BOX * BK16 * 2;
+/// `wgmma`s per k-tile: one per [`SLICE_BYTES`] of the row.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const SLICES: u32 = ROW_BYTES / SLICE_BYTES;
+/// Bytes between the slices of an MN-major box: 16 k-rows (a slice of 16-bit k) of 128 bytes.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const MN_SLICE_BYTES: u32 = SLICE_BYTES / 2 * ROW_BYTES;
+/// Rows of a consumer warpgroup's share of the tile (`wgmma.m64`).
+#[cfg(target_feature = "sm_90a")]
+pub(super) const CONSUMER_ROWS: u32 = 64;
+/// Rows (and k) of one in-place transpose block of a staged TF32 operand: 32 × 32 f32, 4 KiB.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const TBLOCK: u32 = 32;
+/// Threads that transpose staged TF32 operands: warps 1–3 of the producer warpgroup (warp 0's
+/// first thread issues the copies).
+#[cfg(target_feature = "sm_90a")]
+pub(super) const TRANSPOSERS: u32 = 96;
+
+/// Producer threads of the thread-copy kernels: the whole producer warpgroup.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const LDG_PRODUCERS: u32 = 128;
+/// Registers of the thread-copy kernels' producer and consumer warpgroups (`m64n128`
+/// consumers): 128·168 + 256·168 = 384·168, the CTA's budget. A producer holding two batches of
+/// 8 rows in flight spilled 20–80 B at 152 (`nt`, `tt`); the consumers fit in 168.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const LDG_PRODUCER_REGS: u32 = 168;
+#[cfg(target_feature = "sm_90a")]
+pub(super) const LDG_CONSUMER_REGS: u32 = 168;
+
+/// One stage of the ring of a `BM×BN` tile: the A box, then the B box, of [`ROW_BYTES`] rows.
+#[cfg(target_feature = "sm_90a")]
+pub(super) struct Stage<const BM: u32, const BN: u32>;
+
+#[cfg(target_feature = "sm_90a")]
+impl<const BM: u32, const BN: u32> Stage<BM, BN> {
+    /// Bytes of A's box (`BM` rows): B's starts here.
+    pub(super) const A_BYTES: u32 = BM * ROW_BYTES;
+    /// Bytes of the stage.
+    pub(super) const BYTES: u32 = (BM + BN) * ROW_BYTES;
+}
+
+/// Dynamic shared memory of a `block` tile with `stages` stages: 1024 bytes of alignment slack,
+/// the stages (`(m + n)` rows of [`ROW_BYTES`]), and three 8-byte barriers per stage (`full`,
+/// `empty`, and `loaded` for TF32 operands transposed in place, see `config::tma_staged`).
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes};
+/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 64), 4), 1024 + 4 * 48 * 1024 + 96);
+/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
+/// ```
+pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
+    1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
+}
+
+/// Threads: one producer warpgroup and one consumer warpgroup per `warp`-sized share of the
+/// `block` tile.
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::threads};
+/// assert_eq!(threads(GemmShape::new(128, 256, 64), GemmShape::new(64, 256, 16)), 384);
+/// assert_eq!(threads(GemmShape::new(128, 128, 64), GemmShape::new(64, 128, 16)), 384);
+/// ```
+pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
+    128 * (1 + (block.m / warp.m) * (block.n / warp.n))
+}
+
+/// Columns of a consumer warpgroup's share of a `bm × bn` tile: two consumers, each `wgmma.m64`,
+/// take 64 rows each of a 128-row tile (`bn` columns) or half the columns of a 64-row one.
+///
+/// ```
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::consumer_width;
+/// assert_eq!(consumer_width(128, 256), 256);
+/// assert_eq!(consumer_width(64, 256), 128);
+/// assert_eq!(consumer_width(64, 128), 64);
+/// ```
+pub const fn consumer_width(bm: u32, bn: u32) -> u32 {
+    bm * bn / 128
+}
+
+/// Whether a kernel of this body shares out the k-tiles of its last work items (stream-K,
+/// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
+/// by loads in flight; with the schedule's state it spilled 4–104 B) nor the 256-wide
+/// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B).
+///
+/// ```
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
+/// assert!(shares_k_tiles(false, false, 256) && shares_k_tiles(false, true, 128));
+/// assert!(!shares_k_tiles(false, true, 256) && !shares_k_tiles(true, false, 128));
+/// ```
+pub const fn shares_k_tiles(ldg: bool, reg_a: bool, bn: u32) -> bool {
+    !ldg && !(reg_a && bn == 256)
+}
+
+/// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
+/// (an unswizzled box of 32 rows × 32 k: element `(r, k)` at `4·(32·k + r)`) into the K-major
+/// layout of TMA's 128-byte swizzle (row `r` at `128·r`, 16-byte chunk `k/4` at position
+/// `(k/4) ^ (r % 8)`). Both layouts fill the same 4 KiB. Lane `l` reads row `l` (32 word loads; a
+/// warp load is one 128-byte k-row: conflict-free), the warp synchronizes, and lane `l` writes row
+/// `l` as 8 16-byte chunks (eight consecutive rows land in eight chunk positions: conflict-free).
+///
+/// # Safety
+/// Warp-convergent; `blk` is a 1024-byte-aligned shared block the caller's barriers give to this
+/// warp alone.
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+pub(super) unsafe fn transpose_block_tf32(blk: u32, lane: u32) {
+    let v: [u32; 32] = core::array::from_fn(|k| ld_shared_u32(blk + 128 * k as u32 + 4 * lane));
+    sync_warp();
+    let (row, x) = (blk + 128 * lane, lane & 7);
+    unroll!(c in [0, 1, 2, 3, 4, 5, 6, 7] {
+        let w = 4 * c as usize;
+        st_shared_v4_u32(row + ((c ^ x) << 4), [v[w], v[w + 1], v[w + 2], v[w + 3]]);
+    });
+}
