@@ -171,9 +171,9 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
     (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
 }
 
-/// Rows of C that a `wgmma` tile of at most this many rows computes at no cost in a call of at
-/// most this many rows ([`padding_class`]).
-pub(crate) const FREE_WGMMA_ROWS: u64 = 64;
+/// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at
+/// most [`FREE_WGMMA_ROWS.end()`](core::ops::RangeInclusive::end) rows ([`padding_class`]).
+pub(crate) const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 16..=64;
 
 /// How much of the computed tile area is padding, in classes of a factor √2:
 /// `⌊log₂((area of the tiles covering C / area of C)²)⌋`. 0: under √2× C's area (at least 71%
@@ -181,12 +181,15 @@ pub(crate) const FREE_WGMMA_ROWS: u64 = 64;
 /// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
 /// equally tie, and rank decides.
 ///
-/// Except few rows on `wgmma` tiles: a call of at most [`FREE_WGMMA_ROWS`] rows on a persistent
-/// (`wgmma`) tile of at most that many rows counts its rows as the tile's. Such a call is bound by
-/// reading B once (2 flops per row and element of B: 64 rows of 16-bit B need 64 flops per
-/// byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the padded rows cost no time:
-/// measured on the H200, the 64×128 `wgmma` tile at 8 and 32 rows beat the 16- and 32-row
-/// `mma.sync` tiles that pad less on the large decode layers (docs/decode-log.md, session 13).
+/// Except few rows on `wgmma` tiles: a call of 16 to 64 rows ([`FREE_WGMMA_ROWS`]) on a
+/// persistent (`wgmma`) tile of at most 64 rows counts its rows as the tile's. Such a call is
+/// bound by reading B once (2 flops per row and element of B: 64 rows of 16-bit B need 64 flops
+/// per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the padded rows cost no
+/// time. Measured on the H200 (docs/decode-log.md, session 13): from 16 rows up the 64×128
+/// `wgmma` tile beats the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at
+/// 32 rows 0.79× cuBLAS → 0.90×); below 16 it loses on the 4096-wide layers, where it splits K
+/// four ways and sums the slices in a second launch while the 16-row tile (two CTAs per SM)
+/// splits eight ways and sums them in its own tail (1–8 rows: 0.81–0.89× against 0.93–1.03×).
 /// Not for the `mma.sync` and CUDA-core tiles, whose padded rows were measured to cost.
 pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let tile = spec.c_tile();
@@ -194,8 +197,8 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let covered =
         u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
     let free_rows = spec.family.persistent()
-        && u64::from(tile.m) <= FREE_WGMMA_ROWS
-        && p.gemm().m as u64 <= FREE_WGMMA_ROWS;
+        && u64::from(tile.m) <= *FREE_WGMMA_ROWS.end()
+        && FREE_WGMMA_ROWS.contains(&(p.gemm().m as u64));
     let rows = if free_rows {
         u128::from(tm) * u128::from(tile.m)
     } else {

@@ -310,7 +310,7 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
 
 #[test]
 fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
-    // every kernel usable (a Hopper context): rows up to 64 are free on a 64-row `wgmma` tile
+    // every kernel usable (a Hopper context): 16 to 64 rows are free on a 64-row `wgmma` tile
     // (`padding_class`), so its rank beats the `mma.sync` tiles that pad less, in every layout
     // and on every tensor-core path; the CUDA-core tiles keep their padding rule
     for (input, output, tf32) in [
@@ -318,7 +318,7 @@ fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
         (Elem::Bf16, Elem::F32, false),
         (Elem::F32, Elem::F32, true),
     ] {
-        for m in [1, 8, 17, 32, 48, 64] {
+        for m in [16, 17, 32, 48, 64] {
             for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
                 // (an M-major A of 1 or 17 rows has rows TMA cannot map: not 16-byte multiples)
                 if ta && m % 8 != 0 {
@@ -338,10 +338,14 @@ fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
             }
         }
     }
-    // 65 rows: the rule stops; exact FP32 never takes it (its tiles are not `wgmma`)
-    let p = problem(&Gemm::new(65, 14336, 4096), Elem::F16, Elem::F16, false);
-    let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
-    assert_ne!(s.block.m, 64, "{}", s.name);
+    // below 16 and above 64 rows the rule stops: 1 and 8 rows take the 16-row `mma.sync` tile
+    // (less padding), 65 rows not the 64-row one; exact FP32 never takes it (not `wgmma` tiles)
+    for m in [1, 8, 65] {
+        let p = problem(&Gemm::new(m, 14336, 4096), Elem::F16, Elem::F16, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
+        assert!(m > 64 || s.block.m == 16, "{m}: {}", s.name);
+        assert!(m < 64 || s.block.m != 64, "{m}: {}", s.name);
+    }
     let p = f32_problem(&Gemm::new(1, 14336, 4096).precision(Precision::Exact), true);
     let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert_eq!((s.math, s.block.m), (Math::Ffma, 8), "{}", s.name);

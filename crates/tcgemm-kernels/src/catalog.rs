@@ -110,22 +110,18 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 128 x 32   64 x 128   6    1   29  [nn nt tn tt],
-        // sm_90a, 64-row tiles for few rows of C (LLM decode, M ≤ 64: bound by reading B, the
-        // weights, once): the consumers split the tile's columns (`wgmma.m64n64` or `m64n128`
-        // each); split-K gives every SM blocks. Ranked below the 128-row tiles (they read A's
-        // rows once per 64 rows of C) and above sm_80's; dispatch takes them where the 128-row
-        // tiles are mostly padding. 64×128: twice the tiles of 64×256, so half the k-slices and
-        // half the partial sums a split writes (docs/decode-log.md, session 13).
+        // sm_90a, 64-row tiles for few rows of C (LLM decode, 16 ≤ M ≤ 64: bound by reading B, the
+        // weights, once): the two consumers split the tile's columns (`wgmma.m64n64` each);
+        // split-K gives every SM blocks. Ranked below the 128-row tiles, above every sm_80 tile;
+        // dispatch counts the rows of a 16- to 64-row call as free on it (`padding_class`). A
+        // 64×256 tile (`m64n128` consumers, 5 stages) measured no faster on the large decode layers
+        // and 0.6–0.7× this one on the 4096-wide ones (half the tiles, twice the k-slices):
+        // docs/decode-log.md, session 13.
         TmaWarpSpecialized f16_f32        64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized f16_f16        64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized bf16_f32       64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16      64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized tf32           64 x 128 x 32   64 x  64   8    1   28  [nn nt tn tt],
-        TmaWarpSpecialized f16_f32        64 x 256 x 64   64 x 128   5    1   27  [nn nt tn tt],
-        TmaWarpSpecialized f16_f16        64 x 256 x 64   64 x 128   5    1   27  [nn nt tn tt],
-        TmaWarpSpecialized bf16_f32       64 x 256 x 64   64 x 128   5    1   27  [nn nt tn tt],
-        TmaWarpSpecialized bf16_bf16      64 x 256 x 64   64 x 128   5    1   27  [nn nt tn tt],
-        TmaWarpSpecialized tf32           64 x 256 x 32   64 x 128   5    1   27  [nn nt tn tt],
         // sm_90a, TF32 with A stored M-major: the consumers read A into registers (`wgmma` with A
         // from registers) instead of the producer transposing it in shared memory
         // (docs/hopper-log.md). Ranked above the TMA kernels of the same tiles, which they beat
@@ -245,7 +241,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
-        assert_eq!(count(Family::TmaWarpSpecialized), 80);
+        assert_eq!(count(Family::TmaWarpSpecialized), 60);
         assert_eq!(count(Family::TmaRegisterA), 6);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
