@@ -2,17 +2,19 @@
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
 //! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
 //!
-//! Block tile 128×BN (BN = 256 or 128) of one 128-byte swizzle row of k (64 16-bit or 32 tf32
-//! elements), any layout:
+//! Block tile 128×BN (BN = 256 or 128) or 64×128 of one 128-byte swizzle row of k (64 16-bit or
+//! 32 tf32 elements), any layout:
 //! a K-major operand (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an
 //! MN-major one as boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its
 //! descriptor steps 1024 B per 8 k-rows and one box per 64 MN-elements):
 //! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
 //!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues the TMA box copies;
 //! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
-//!   the tile: per k-tile it waits on `full[s]`, issues four `wgmma.m64nBN` (one per 32 bytes of
-//!   k; `BN / 2` f32 accumulators per thread), commits, waits until only this group is pending, and
-//!   releases the previous k-tile's stage (`empty`), whose `wgmma`s have now completed.
+//!   a 128-row tile, or columns `WN·c..WN·c+WN` of a 64-row one (`WN` = [`consumer_width`]: BN,
+//!   or BN / 2): per k-tile it waits on `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes
+//!   of k; `WN / 2` f32 accumulators per thread), commits, waits until only this group is
+//!   pending, and releases the previous k-tile's stage (`empty`), whose `wgmma`s have now
+//!   completed.
 //!
 //! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
 //! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
