@@ -230,6 +230,16 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
 /// kernels measured faster.
 ///
+/// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
+/// k-slices (stream-K counts as unsplit), the persistent kernels that would split the call into
+/// slices of fewer than [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) k-tiles are
+/// not candidates ([`short_split`]): such slices are mostly fill and drain, their partial sums
+/// cost about that many k-tiles (as stream-K's do), and a persistent kernel's slices are summed
+/// in a second launch. Measured on the H200 (docs/hopper-log.md, session 13): f16 1024³ unsplit
+/// on the 64×128 tile 199 TFLOPS against 99 on the 128×256 tile in 4 slices of 4 k-tiles, 1280³
+/// on 128×128 286 against 172 (2 slices of 10), 1024×2048×2048 430 against 288 (2 of 16); with
+/// slices of 56 k-tiles (256×4096×14336) the split 128×256 tile stays ahead (551 against 439).
+///
 /// So a large tile (high rank) is taken where it keeps every SM busy without padding, and a smaller
 /// tile where the large one would leave SMs idle or compute mostly padding (batched 64×64
 /// products, a few rows of C). Rank decides across maths too, so a low-rank baseline (the seed
@@ -250,6 +260,20 @@ pub(crate) fn select<'a>(
             .unwrap_or(usize::MAX)
     };
     let ab_by_tma = tma_reads_ab(p);
+    let candidates = || {
+        specs
+            .iter()
+            .filter(|s| can_implement(s, p).is_ok() && usable(s))
+            // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
+            .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
+    };
+    // a persistent kernel fills the SMs unsplit: short splits of persistent kernels are out
+    let unsplit_fills = sm_count.is_some_and(|sms| {
+        candidates().any(|s| {
+            let k = cut(s);
+            s.family.persistent() && k.slices <= 1 && fill_percent(s, p, sms, k) >= 75
+        })
+    });
     let key = |s: &KernelSpec| {
         let (fill, padding) = match sm_count {
             None => (100, 0),
@@ -265,17 +289,22 @@ pub(crate) fn select<'a>(
             core::cmp::Reverse(preference(s)),
         )
     };
-    specs
-        .iter()
-        .filter(|s| can_implement(s, p).is_ok() && usable(s))
-        // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
-        .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
+    candidates()
+        .filter(|s| !(unsplit_fills && short_split(s, p, cut(s))))
         .map(|s| (key(s), s))
         .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
             Some((bk, b)) if bk >= k => Some((bk, b)),
             _ => Some((k, s)),
         })
         .map(|(_, s)| s)
+}
+
+/// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than
+/// [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) of its k-tiles (see [`select`]).
+pub(crate) fn short_split(spec: &KernelSpec, p: &Problem, cut: KSplit) -> bool {
+    let slice_ktiles =
+        (p.gemm().k as u64).div_ceil(u64::from(cut.slices.max(1)) * u64::from(spec.block.k.max(1)));
+    spec.family.persistent() && cut.slices > 1 && slice_ktiles < crate::streamk::PARTIAL_COST_KTILES
 }
 
 /// The error for a call no usable kernel serves. `why_unusable` explains, for a kernel with the

@@ -636,3 +636,48 @@ fn swapped_kernels_count_tiles_of_c_transposed() {
     // 256·1024 computed for 100·1000: 2.6×, class ⌊log₂ 6.9⌋ = 2
     assert_eq!(padding_class(nn, &p), 2);
 }
+
+/// The cut a Hopper context with split-K and stream-K on would make on 132 SMs
+/// (`Context::cut`): stream-K where its model says so, else the split-K model's slices.
+fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+    move |s| {
+        if crate::streamk::choose(s, p, 132).is_some() {
+            return KSplit {
+                slices: 1,
+                stream_k: true,
+            };
+        }
+        KSplit {
+            slices: crate::splitk::f32_twin(s, KERNELS)
+                .and_then(|t| crate::splitk::choose(t, p, 132))
+                .map_or(1, |(s, _)| s),
+            stream_k: false,
+        }
+    }
+}
+
+#[test]
+fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
+    let pick = |m, n, k| {
+        let p = problem(&Gemm::new(m, n, k), Elem::F16, Elem::F16, false);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.family.persistent(), s.block.m, s.block.n, cut(s).slices)
+    };
+    // 1024³: the 128×256 tile would run 4 slices of 4 k-tiles; the 64×128 tile's 128 tiles fill
+    // 97% of the SMs unsplit
+    assert_eq!(pick(1024, 1024, 1024), (true, 64, 128, 1));
+    // 1280³ (2 slices of 10 k-tiles) and 1024×2048×2048 (2 of 16): the 128×128 tile, unsplit
+    assert_eq!(pick(1280, 1280, 1280), (true, 128, 128, 1));
+    assert_eq!(pick(1024, 2048, 2048), (true, 128, 128, 1));
+    // slices of 56 k-tiles pay: the 128×256 tile split 4 ways stays ahead of the unsplit 64×128
+    assert_eq!(pick(256, 4096, 14336), (true, 128, 256, 4));
+    // no unsplit persistent kernel fills the SMs: the split stays (64 rows: the 64×128 tile)
+    assert_eq!(pick(64, 4096, 4096), (true, 64, 128, 4));
+    let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
+    let big = KERNELS
+        .iter()
+        .find(|s| s.name == "f16_f16_nn_128x256x64_w64x256_s4_tma")
+        .unwrap();
+    assert!(short_split(big, &p, context_cut(&p)(big)));
+}
