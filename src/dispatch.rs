@@ -187,7 +187,7 @@ pub(crate) const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 16..=64;
 /// per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the padded rows cost no
 /// time. Measured on the H200 (docs/decode-log.md, session 13): from 16 rows up the 64×128
 /// `wgmma` tile beats the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at
-/// 32 rows 0.79× cuBLAS → 0.90×); below 16 it loses on the 4096-wide layers, where it splits K
+/// 32 rows 0.79× cuBLAS → 0.91×); below 16 it loses on the 4096-wide layers, where it splits K
 /// four ways and sums the slices in a second launch while the 16-row tile (two CTAs per SM)
 /// splits eight ways and sums them in its own tail (1–8 rows: 0.81–0.89× against 0.93–1.03×).
 /// Not for the `mma.sync` and CUDA-core tiles, whose padded rows were measured to cost.
@@ -260,24 +260,24 @@ pub(crate) fn select<'a>(
             .unwrap_or(usize::MAX)
     };
     let ab_by_tma = tma_reads_ab(p);
-    let candidates = || {
-        specs
-            .iter()
-            .filter(|s| can_implement(s, p).is_ok() && usable(s))
-            // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
-            .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
-    };
+    // each usable candidate with its cut, computed once
+    let candidates: Vec<(&KernelSpec, KSplit)> = specs
+        .iter()
+        .filter(|s| can_implement(s, p).is_ok() && usable(s))
+        // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
+        .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
+        .map(|s| (s, cut(s)))
+        .collect();
     // a persistent kernel fills the SMs unsplit: short splits of persistent kernels are out
     let unsplit_fills = sm_count.is_some_and(|sms| {
-        candidates().any(|s| {
-            let k = cut(s);
+        candidates.iter().any(|&(s, k)| {
             s.family.persistent() && k.slices <= 1 && fill_percent(s, p, sms, k) >= 75
         })
     });
-    let key = |s: &KernelSpec| {
+    let key = |s: &KernelSpec, k: KSplit| {
         let (fill, padding) = match sm_count {
             None => (100, 0),
-            Some(sms) => match fill_percent(s, p, sms, cut(s)) {
+            Some(sms) => match fill_percent(s, p, sms, k) {
                 f if f >= 75 => (100, padding_class(s, p)),
                 f => (f, padding_class(s, p)),
             },
@@ -289,9 +289,10 @@ pub(crate) fn select<'a>(
             core::cmp::Reverse(preference(s)),
         )
     };
-    candidates()
-        .filter(|s| !(unsplit_fills && short_split(s, p, cut(s))))
-        .map(|s| (key(s), s))
+    candidates
+        .into_iter()
+        .filter(|&(s, k)| !(unsplit_fills && short_split(s, p, k)))
+        .map(|(s, k)| (key(s, k), s))
         .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
             Some((bk, b)) if bk >= k => Some((bk, b)),
             _ => Some((k, s)),
