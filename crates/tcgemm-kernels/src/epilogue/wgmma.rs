@@ -52,9 +52,9 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 }
 
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
-/// 128 (`m64n256`), 64 (`m64n128`) or 32 (`m64n64`); rows `row0`, `row0 + ROW_STEP`, columns `col0..col0 + 2·ACC`, quad
-/// lane `q`; 16-byte stores, f32 output after one pair swap per quad (4 consecutive columns per
-/// lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
+/// 128 (`m64n256`), 64 (`m64n128`) or 32 (`m64n64`); rows `row0`, `row0 + ROW_STEP`, columns
+/// `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32 output after one pair swap per quad
+/// (4 consecutive columns per lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
 /// [`store_pairs`](super::fragment::store_pairs)) after the quad's word transpose (8 consecutive
 /// columns per lane).
 ///
@@ -134,7 +134,7 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
 /// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators, and `$name_t`,
 /// [`store_rows_transposed`] of them: the bodies unrolled over the
 /// `$acc / 4` blocks of 8 columns `$j` (f32 output) and the `$acc / 8` pairs of blocks `$j2`
-/// (16-bit output). One body for both widths, each with literal loop bounds: one body generic over
+/// (16-bit output). One body for every width, each with literal loop bounds: one body generic over
 /// `ACC` with a guard per unrolled block (`4·j < ACC`) changed the code of the `m64n256` writer, and
 /// so did choosing the width through a trait method instead of the branch in [`store_rows`].
 ///

@@ -432,10 +432,10 @@ unsafe fn gemm_with_accumulators<
     } else {
         // 128·40 + 256·232 or 128·56 + 256·224 registers: exactly the CTA's 384·168 (ptxas gives a
         // kernel with `setmaxnreg` the whole budget of `.maxntid 384` at one CTA per SM: 168).
-        // The same split for both widths: a 128×128 consumer (64 accumulators) needs fewer (ptxas
-        // fits the whole kernel in 122–128 registers without the split), but registers it leaves
-        // free serve nobody: shared memory admits one CTA per SM, and transposers holding two
-        // blocks (88/208) measured no faster (hopper-log.md).
+        // The same split for every width: a 128×128 or 64×128 consumer (64 or 32 accumulators)
+        // needs fewer (ptxas fits the 128×128 kernel in 122–128 registers without the split), but
+        // registers it leaves free serve nobody: shared memory admits one CTA per SM, and
+        // transposers holding two blocks (88/208) measured no faster (hopper-log.md).
         if LDG {
             wgmma::setmaxnreg_inc::<LDG_CONSUMER_REGS>();
         } else if staged {
