@@ -133,11 +133,15 @@ fn bf16_to_f32_splits() {
     path::<bf16, f32>(Precision::Default, tol_16::<f32>);
 }
 
-/// On Hopper, 128- and 256-row decode calls split on the persistent TMA kernels (slices as work
-/// items, summed by the reduction kernel): every layout and 16-bit path, and TF32; within the
-/// path's tolerance, bitwise repeatable, and the same with split-K off.
-#[test]
-fn tma_splits() {
+/// Split calls on the persistent TMA kernels (slices as work items, summed by the reduction
+/// kernel), on a Hopper context: for each shape, the f16 plan passes `takes` (which kernel) and
+/// splits with the reduction kernel; f16 → f16, bf16 → f32 (`beta ≠ 0`) and TF32 within their
+/// tolerance, bitwise repeatable, and the same with split-K off.
+fn tma_split_shapes(
+    name: &str,
+    shapes: &[(usize, usize, usize, bool, bool)],
+    takes: impl Fn(&tcgemm::KernelSpec) -> bool,
+) {
     let Some(ctx) = gpu() else { return };
     if !ctx.capabilities().hopper {
         return;
@@ -145,20 +149,13 @@ fn tma_splits() {
     let Some(off) = no_split_context() else {
         return;
     };
-    let mut rng = Rng::for_test("splitk tma");
-    // (slices of at least 20 k-tiles: shorter ones give way to an unsplit persistent tile where
-    // one fills the SMs, e.g. 128×4096×4096 runs the 64×128 tile with stream-K)
-    for (m, n, k, ta, tb) in [
-        (128, 4096, 14336, false, false),
-        (128, 4096, 14336, false, true),
-        (256, 4096, 14336, true, false),
-        (128, 1024, 4160, true, true),
-    ] {
+    let mut rng = Rng::for_test(name);
+    for &(m, n, k, ta, tb) in shapes {
         let p = Problem::new(m, n, k).trans(ta, tb);
         let g = p.gemm();
         let plan = ctx.plan::<f16, f16>(&g).expect("plan");
         assert!(
-            plan.kernel.family.needs_tma() && plan.split.reduce.is_some(),
+            plan.kernel.family.needs_tma() && takes(plan.kernel) && plan.split.reduce.is_some(),
             "{g:?}: {plan:?}"
         );
         check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
@@ -174,43 +171,37 @@ fn tma_splits() {
     }
 }
 
-/// On Hopper, calls of 33 to 64 rows take the 64-row TMA tiles (`wgmma.m64n64`/`m64n128`
-/// consumers splitting the tile's columns), split along K: every layout, 16-bit and TF32, odd N
-/// and K tails; within the path's tolerance, bitwise repeatable, and the same with split-K off.
+/// On Hopper, 128- and 256-row decode calls split on the 128-row TMA tiles, every layout. (Slices
+/// of at least 20 k-tiles: shorter ones give way to an unsplit persistent tile where one fills
+/// the SMs, e.g. 128×4096×4096 runs the 64×128 tile with stream-K, `tests/streamk.rs`.)
+#[test]
+fn tma_splits() {
+    tma_split_shapes(
+        "splitk tma",
+        &[
+            (128, 4096, 14336, false, false),
+            (128, 4096, 14336, false, true),
+            (256, 4096, 14336, true, false),
+            (128, 1024, 4160, true, true),
+        ],
+        |k| k.block.m == 128,
+    );
+}
+
+/// On Hopper, calls of 33 to 64 rows split on the 64-row TMA tile (two `wgmma.m64n64` consumers
+/// splitting the tile's columns), every layout, odd N and K tails.
 #[test]
 fn tma_64_row_tiles_split() {
-    let Some(ctx) = gpu() else { return };
-    if !ctx.capabilities().hopper {
-        return;
-    }
-    let Some(off) = no_split_context() else {
-        return;
-    };
-    let mut rng = Rng::for_test("splitk tma 64 rows");
-    for (m, n, k, ta, tb) in [
-        (64, 4096, 4096, false, false),
-        (48, 4096, 4096, false, true),
-        (56, 1000, 4160, true, false),
-        (33, 4104, 8192, true, true),
-    ] {
-        let p = Problem::new(m, n, k).trans(ta, tb);
-        let g = p.gemm();
-        let plan = ctx.plan::<f16, f16>(&g).expect("plan");
-        assert!(
-            plan.kernel.family.needs_tma() && plan.kernel.block.m == 64,
-            "{g:?}: {plan:?}"
-        );
-        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
-        check::<bf16, f32>(
-            ctx,
-            &off,
-            &mut rng,
-            p.clone().scale(0.75, -1.5),
-            tol_16::<f32>(k),
-        );
-        let p = p.precision(Precision::Tf32);
-        check::<f32, f32>(ctx, &off, &mut rng, p, TOL_TF32_FRO);
-    }
+    tma_split_shapes(
+        "splitk tma 64 rows",
+        &[
+            (64, 4096, 4096, false, false),
+            (48, 4096, 4096, false, true),
+            (56, 1000, 4160, true, false),
+            (33, 4104, 8192, true, true),
+        ],
+        |k| k.block.m == 64,
+    );
 }
 
 /// `Context::gemm` returns the plan it ran, split; exact inputs give the exact sum.

@@ -75,19 +75,20 @@ pub unsafe fn setmaxnreg_dec<const N: u32>() {
 
 /// The `asm!` of a `wgmma.mma_async` with f32 accumulators `$d: [f32; N]`, one positional operand
 /// per index of the list (`[0, 1, …, N - 1]`, written in order as PTX's `{d0, …}`), descriptors
-/// `$da`/`$db`, the scale-d predicate from `$acc`, then `$tail` (immediates after the two scale
-/// immediates) and any extra named operands it uses.
+/// `$da`/`$db`, the scale-d predicate from `$acc`, the instruction as pieces of one string, then
+/// `$tail` (immediates after the two scale immediates) and any extra named operands it uses.
 macro_rules! wgmma_asm {
     // A from four registers (`{a0, a1, a2, a3}`: the thread's fragment of a 64×8 tf32 A)
     (
-        $d:ident [$i0:literal $(, $i:literal)*], regs $a:expr, $db:expr, $acc:expr, $instr:literal
+        $d:ident [$i0:literal $(, $i:literal)*], regs $a:expr, $db:expr, $acc:expr,
+        [$($instr:literal),+]
     ) => {
         asm!(
             "{{",
             ".reg .pred p;",
             "setp.ne.b32 p, {sd}, 0;",
             concat!(
-                $instr, " {{{", $i0, "}", $(", {", $i, "}",)*
+                $($instr,)+ " {{{", $i0, "}", $(", {", $i, "}",)*
                 "}}, {{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1;"
             ),
             "}}",
@@ -103,15 +104,16 @@ macro_rules! wgmma_asm {
         )
     };
     (
-        $d:ident [$i0:literal $(, $i:literal)*], $da:expr, $db:expr, $acc:expr, $instr:literal,
-        $tail:literal $(, $($extra:tt)+)?
+        $d:ident [$i0:literal $(, $i:literal)*], $da:expr, $db:expr, $acc:expr,
+        [$($instr:literal),+], $tail:literal $(, $($extra:tt)+)?
     ) => {
         asm!(
             "{{",
             ".reg .pred p;",
             "setp.ne.b32 p, {sd}, 0;",
             concat!(
-                $instr, " {{{", $i0, "}", $(", {", $i, "}",)* "}}, {da}, {db}, p, 1, 1", $tail, ";"
+                $($instr,)+ " {{{", $i0, "}", $(", {", $i, "}",)* "}}, {da}, {db}, p, 1, 1", $tail,
+                ";"
             ),
             "}}",
             inout(reg32) $d[$i0],
@@ -146,260 +148,131 @@ macro_rules! wgmma_m64n64_asm {
     };
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16` — f16 inputs, f32 accumulators: `d[64×256] (+)= A[64×16]·B[16×256]`
-/// with A and B read from shared memory through the descriptors (PTX's `imm-trans-a`/`imm-trans-b`:
-/// `true` = that operand is MN-major in shared memory, `false` = K-major), `d` += when
-/// `accumulate`, = otherwise. Register `i` of thread `t` holds row `16·(t/32) + (t%32)/4 + 8·((i%4)/2)`,
-/// column `8·(i/4) + 2·(t%4) + i%2`.
-///
-/// # Safety
-/// Warpgroup-convergent (all 128 threads); the shared tiles must stay unchanged until the group is
-/// waited for; `d` must not be touched until then except by further `wgmma`s.
-#[inline(always)]
-pub unsafe fn m64n256k16_f32_f16<const TRANS_A: bool, const TRANS_B: bool>(
-    d: &mut [f32; 128],
-    desc_a: u64,
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n256_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
-        ", {ta}, {tb}",
-        ta = const TRANS_A as u32,
-        tb = const TRANS_B as u32
-    );
+/// Defines the `wgmma`s of one width `N` (`$n`), each on `d: &mut [f32; $acc]` (`$acc` = N/2
+/// accumulators per thread) through the `asm!` macro `$asm`: `$f16` and `$bf16` (A and B from
+/// shared memory, either major-ness), `$tf32` (both K-major) and `$tf32_rs` (A from registers).
+/// One definition for every width: the widths differ only in `N` and the accumulator list.
+macro_rules! wgmma_width {
+    ($asm:ident, $n:literal, $acc:literal, $f16:ident, $bf16:ident, $tf32:ident, $tf32_rs:ident) => {
+        #[doc = concat!(
+            "`wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.f16.f16` — f16 inputs, f32 ",
+            "accumulators: `d[64×", $n, "] (+)= A[64×16]·B[16×", $n, "]` with A and B read from ",
+            "shared memory through the descriptors (PTX's `imm-trans-a`/`imm-trans-b`: `true` = ",
+            "that operand is MN-major in shared memory, `false` = K-major), `d` += when ",
+            "`accumulate`, = otherwise. Register `i` (`i < ", $acc, "`) of thread `t` holds row ",
+            "`16·(t/32) + (t%32)/4 + 8·((i%4)/2)`, column `8·(i/4) + 2·(t%4) + i%2`.\n\n",
+            "# Safety\nWarpgroup-convergent (all 128 threads); the shared tiles must stay ",
+            "unchanged until the group is waited for; `d` must not be touched until then except ",
+            "by further `wgmma`s."
+        )]
+        #[inline(always)]
+        pub unsafe fn $f16<const TRANS_A: bool, const TRANS_B: bool>(
+            d: &mut [f32; $acc],
+            desc_a: u64,
+            desc_b: u64,
+            accumulate: bool,
+        ) {
+            $asm!(
+                d,
+                desc_a,
+                desc_b,
+                accumulate,
+                ["wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.f16.f16"],
+                ", {ta}, {tb}",
+                ta = const TRANS_A as u32,
+                tb = const TRANS_B as u32
+            );
+        }
+
+        #[doc = concat!(
+            "`wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16` — bf16 inputs, f32 ",
+            "accumulators; as [`", stringify!($f16), "`].\n\n# Safety\nAs [`",
+            stringify!($f16), "`]."
+        )]
+        #[inline(always)]
+        pub unsafe fn $bf16<const TRANS_A: bool, const TRANS_B: bool>(
+            d: &mut [f32; $acc],
+            desc_a: u64,
+            desc_b: u64,
+            accumulate: bool,
+        ) {
+            $asm!(
+                d,
+                desc_a,
+                desc_b,
+                accumulate,
+                ["wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16"],
+                ", {ta}, {tb}",
+                ta = const TRANS_A as u32,
+                tb = const TRANS_B as u32
+            );
+        }
+
+        #[doc = concat!(
+            "`wgmma.mma_async.sync.aligned.m64n", $n, "k8.f32.tf32.tf32` — tf32 inputs (f32 bit ",
+            "patterns in shared memory), f32 accumulators: `d[64×", $n, "] (+)= A[64×8]·B[8×", $n,
+            "]`, both operands K-major (the tf32 form has no transpose). Register layout as [`",
+            stringify!($f16), "`].\n\n# Safety\nAs [`", stringify!($f16), "`]."
+        )]
+        #[inline(always)]
+        pub unsafe fn $tf32(d: &mut [f32; $acc], desc_a: u64, desc_b: u64, accumulate: bool) {
+            $asm!(
+                d,
+                desc_a,
+                desc_b,
+                accumulate,
+                ["wgmma.mma_async.sync.aligned.m64n", $n, "k8.f32.tf32.tf32"],
+                ""
+            );
+        }
+
+        #[doc = concat!(
+            "`wgmma.mma_async.sync.aligned.m64n", $n, "k8.f32.tf32.tf32` with A from registers: ",
+            "`d[64×", $n, "] (+)= A[64×8]·B[8×", $n, "]`, B K-major in shared memory. Thread `t` ",
+            "holds `a = [A(r, c), A(r + 8, c), A(r, c + 4), A(r + 8, c + 4)]` with ",
+            "`r = 16·(t/32) + (t%32)/4`, `c = t%4` (f32 bit patterns; `wgmma` reads their TF32 ",
+            "part). Accumulator layout as [`", stringify!($f16), "`].\n\n# Safety\nAs [`",
+            stringify!($f16), "`]; `a` is read asynchronously too: the compiler keeps its ",
+            "registers until the group is waited for (ptxas serializes the `wgmma`s where it ",
+            "cannot, and says so)."
+        )]
+        #[inline(always)]
+        pub unsafe fn $tf32_rs(d: &mut [f32; $acc], a: [u32; 4], desc_b: u64, accumulate: bool) {
+            $asm!(
+                d,
+                regs a,
+                desc_b,
+                accumulate,
+                ["wgmma.mma_async.sync.aligned.m64n", $n, "k8.f32.tf32.tf32"]
+            );
+        }
+    };
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators; as
-/// [`m64n256k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n256k16_f32_bf16<const TRANS_A: bool, const TRANS_B: bool>(
-    d: &mut [f32; 128],
-    desc_a: u64,
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n256_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
-        ", {ta}, {tb}",
-        ta = const TRANS_A as u32,
-        tb = const TRANS_B as u32
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32` — tf32 inputs (f32 bit patterns in shared
-/// memory), f32 accumulators: `d[64×256] (+)= A[64×8]·B[8×256]`, both operands K-major (the tf32
-/// form has no transpose). Register layout as [`m64n256k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n256k8_f32_tf32(d: &mut [f32; 128], desc_a: u64, desc_b: u64, accumulate: bool) {
-    wgmma_m64n256_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32",
-        ""
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` — f16 inputs, f32 accumulators:
-/// `d[64×128] (+)= A[64×16]·B[16×128]`; operands, transpose bits and register layout (`i < 64`) as
-/// [`m64n256k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n128k16_f32_f16<const TRANS_A: bool, const TRANS_B: bool>(
-    d: &mut [f32; 64],
-    desc_a: u64,
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n128_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
-        ", {ta}, {tb}",
-        ta = const TRANS_A as u32,
-        tb = const TRANS_B as u32
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators; as
-/// [`m64n128k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n128k16_f32_bf16<const TRANS_A: bool, const TRANS_B: bool>(
-    d: &mut [f32; 64],
-    desc_a: u64,
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n128_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
-        ", {ta}, {tb}",
-        ta = const TRANS_A as u32,
-        tb = const TRANS_B as u32
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32` — tf32 inputs, f32 accumulators:
-/// `d[64×128] (+)= A[64×8]·B[8×128]`, both operands K-major; as [`m64n256k8_f32_tf32`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n128k8_f32_tf32(d: &mut [f32; 64], desc_a: u64, desc_b: u64, accumulate: bool) {
-    wgmma_m64n128_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32",
-        ""
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32` with A from registers: `d[64×256] (+)=
-/// A[64×8]·B[8×256]`, B K-major in shared memory. Thread `t` holds `a = [A(r, c), A(r + 8, c),
-/// A(r, c + 4), A(r + 8, c + 4)]` with `r = 16·(t/32) + (t%32)/4`, `c = t%4` (f32 bit patterns;
-/// `wgmma` reads their TF32 part). Accumulator layout as [`m64n256k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`]; `a` is read asynchronously too: the compiler keeps its registers until
-/// the group is waited for (ptxas serializes the `wgmma`s where it cannot, and says so).
-#[inline(always)]
-pub unsafe fn m64n256k8_f32_tf32_rs(
-    d: &mut [f32; 128],
-    a: [u32; 4],
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n256_asm!(
-        d,
-        regs a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32` with A from registers: `d[64×128] (+)=
-/// A[64×8]·B[8×128]`; as [`m64n256k8_f32_tf32_rs`].
-///
-/// # Safety
-/// As [`m64n256k8_f32_tf32_rs`].
-#[inline(always)]
-pub unsafe fn m64n128k8_f32_tf32_rs(d: &mut [f32; 64], a: [u32; 4], desc_b: u64, accumulate: bool) {
-    wgmma_m64n128_asm!(
-        d,
-        regs a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` — f16 inputs, f32 accumulators:
-/// `d[64×64] (+)= A[64×16]·B[16×64]`; operands, transpose bits and register layout (`i < 32`) as
-/// [`m64n256k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n64k16_f32_f16<const TRANS_A: bool, const TRANS_B: bool>(
-    d: &mut [f32; 32],
-    desc_a: u64,
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n64_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
-        ", {ta}, {tb}",
-        ta = const TRANS_A as u32,
-        tb = const TRANS_B as u32
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` — bf16 inputs, f32 accumulators; as
-/// [`m64n64k16_f32_f16`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n64k16_f32_bf16<const TRANS_A: bool, const TRANS_B: bool>(
-    d: &mut [f32; 32],
-    desc_a: u64,
-    desc_b: u64,
-    accumulate: bool,
-) {
-    wgmma_m64n64_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
-        ", {ta}, {tb}",
-        ta = const TRANS_A as u32,
-        tb = const TRANS_B as u32
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32` — tf32 inputs, f32 accumulators:
-/// `d[64×64] (+)= A[64×8]·B[8×64]`, both operands K-major; as [`m64n256k8_f32_tf32`].
-///
-/// # Safety
-/// As [`m64n256k16_f32_f16`].
-#[inline(always)]
-pub unsafe fn m64n64k8_f32_tf32(d: &mut [f32; 32], desc_a: u64, desc_b: u64, accumulate: bool) {
-    wgmma_m64n64_asm!(
-        d,
-        desc_a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32",
-        ""
-    );
-}
-
-/// `wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32` with A from registers: `d[64×64] (+)=
-/// A[64×8]·B[8×64]`; as [`m64n256k8_f32_tf32_rs`].
-///
-/// # Safety
-/// As [`m64n256k8_f32_tf32_rs`].
-#[inline(always)]
-pub unsafe fn m64n64k8_f32_tf32_rs(d: &mut [f32; 32], a: [u32; 4], desc_b: u64, accumulate: bool) {
-    wgmma_m64n64_asm!(
-        d,
-        regs a,
-        desc_b,
-        accumulate,
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"
-    );
-}
+wgmma_width!(
+    wgmma_m64n256_asm,
+    256,
+    128,
+    m64n256k16_f32_f16,
+    m64n256k16_f32_bf16,
+    m64n256k8_f32_tf32,
+    m64n256k8_f32_tf32_rs
+);
+wgmma_width!(
+    wgmma_m64n128_asm,
+    128,
+    64,
+    m64n128k16_f32_f16,
+    m64n128k16_f32_bf16,
+    m64n128k8_f32_tf32,
+    m64n128k8_f32_tf32_rs
+);
+wgmma_width!(
+    wgmma_m64n64_asm,
+    64,
+    32,
+    m64n64k16_f32_f16,
+    m64n64k16_f32_bf16,
+    m64n64k8_f32_tf32,
+    m64n64k8_f32_tf32_rs
+);

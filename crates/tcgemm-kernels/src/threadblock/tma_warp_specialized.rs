@@ -142,49 +142,29 @@ pub unsafe fn gemm<
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
     // `LDG_CONSUMER_REGS`, the row split of `load_stage`)
     const { assert!(!LDG || (BM == 2 * CONSUMER_ROWS && BN == N128)) };
+    // the body for consumers `wgmma.m64n$w` wide
+    macro_rules! body {
+        ($w:expr) => {
+            gemm_with_accumulators::<
+                T,
+                O,
+                TRANS_A,
+                TRANS_B,
+                BM,
+                BN,
+                STAGES,
+                LDG,
+                REG_A,
+                SWAP_AB,
+                { accumulators($w) },
+                { n8_blocks($w) },
+            >(p, maps, tid, bid, grid_dim)
+        };
+    }
     match consumer_width(BM, BN) {
-        N256 => gemm_with_accumulators::<
-            T,
-            O,
-            TRANS_A,
-            TRANS_B,
-            BM,
-            BN,
-            STAGES,
-            LDG,
-            REG_A,
-            SWAP_AB,
-            { accumulators(N256) },
-            { n8_blocks(N256) },
-        >(p, maps, tid, bid, grid_dim),
-        N128 => gemm_with_accumulators::<
-            T,
-            O,
-            TRANS_A,
-            TRANS_B,
-            BM,
-            BN,
-            STAGES,
-            LDG,
-            REG_A,
-            SWAP_AB,
-            { accumulators(N128) },
-            { n8_blocks(N128) },
-        >(p, maps, tid, bid, grid_dim),
-        _ => gemm_with_accumulators::<
-            T,
-            O,
-            TRANS_A,
-            TRANS_B,
-            BM,
-            BN,
-            STAGES,
-            LDG,
-            REG_A,
-            SWAP_AB,
-            { accumulators(N64) },
-            { n8_blocks(N64) },
-        >(p, maps, tid, bid, grid_dim),
+        N256 => body!(N256),
+        N128 => body!(N128),
+        _ => body!(N64),
     }
 }
 
