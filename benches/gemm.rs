@@ -88,13 +88,14 @@ fn main() -> ExitCode {
         ("tf32", &[Path::Tf32][..]),
         ("f16", &[Path::F16, Path::F16F32][..]),
         ("bf16", &[Path::Bf16][..]),
+        ("3xtf32", &[Path::Tf32x3][..]),
     ] {
         let mut g = c.benchmark_group(group);
         g.sampling_mode(SamplingMode::Flat);
         for &path in paths {
             for &shape in &shapes {
                 match path {
-                    Path::Fp32 | Path::Tf32 => {
+                    Path::Fp32 | Path::Tf32 | Path::Tf32x3 => {
                         bench_gemm::<f32, f32>(&mut g, &ctx, &mut timer, path, shape)
                     }
                     Path::F16 => bench_gemm::<f16, f16>(&mut g, &ctx, &mut timer, path, shape),

@@ -8,13 +8,14 @@ use crate::context::Context;
 use crate::dispatch::{self, KSplit};
 use crate::element::Element;
 use crate::error::{invalid, Result};
-use crate::gemm::Gemm;
+use crate::gemm::{Gemm, Precision};
 use crate::launch;
 use crate::plan::Plan;
 use crate::problem::{peek_addresses, Addresses, Problem, Signature};
 use crate::rules::{check_operands, check_signature, Reason};
 use crate::splitk;
 use crate::streamk;
+use crate::tf32x3;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
 use tcgemm_kernels::config::{find_kernel, KernelSpec, ParamsKind, KERNELS};
@@ -33,6 +34,12 @@ impl Cuts {
         split_k: false,
         stream_k: false,
     };
+}
+
+/// Whether `problem` runs as 3xTF32 ([`Precision::Tf32x3`], `src/tf32x3.rs`): asked for, and A and
+/// B are read (otherwise the TF32 kernel computes `C = beta·C` as it is).
+pub(crate) fn is_tf32x3(problem: &Problem) -> bool {
+    problem.gemm().precision == Precision::Tf32x3 && problem.reads_ab()
 }
 
 /// The argument error for a kernel named by the caller that cannot compute the call.
@@ -71,6 +78,7 @@ impl Context {
     /// # Ok::<(), tcgemm::Error>(())
     /// ```
     pub fn plan<I: Element, O: Element>(&self, g: &Gemm) -> Result<Plan> {
+        let g = &tf32x3::resolve(g);
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let problem = Problem::resolve(g, sig, g.required_lens()?)?;
         self.plan_dispatched(&problem)
@@ -104,6 +112,7 @@ impl Context {
         b: &impl DevicePtr<I>,
         c: &impl DevicePtr<O>,
     ) -> Result<Plan> {
+        let g = &tf32x3::resolve(g);
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let mut problem = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
         if !problem.is_empty() {
@@ -113,10 +122,14 @@ impl Context {
         self.plan_dispatched(&problem)
     }
 
-    /// The plan [`Context::gemm`] runs for `problem`: staged where [`Context::staging_for`] says
+    /// The plan [`Context::gemm`] runs for `problem`: a 3xTF32 call's on its operands' TF32 parts
+    /// ([`Context::plan_tf32x3`]); staged where [`Context::staging_for`] says
     /// so (the staged operands packed and aligned; a call whose buffer would grow during a graph
     /// capture runs unstaged instead, which a plan does not foresee), on the kernel dispatch picks.
     fn plan_dispatched(&self, problem: &Problem) -> Result<Plan> {
+        if is_tf32x3(problem) {
+            return self.plan_tf32x3(problem);
+        }
         if let Some(staging) = self.staging_for(problem) {
             let staged = staging.problem(problem, None)?;
             let spec = self.select(&staged, self.cuts())?;
@@ -168,6 +181,7 @@ impl Context {
         B: DevicePtr<I>,
         C: DevicePtrMut<O>,
     {
+        let g = &tf32x3::resolve(g);
         let sig = dispatch::signature(KERNELS, g, I::ELEM, O::ELEM, self.allow_tf32())?;
         let problem = Problem::resolve(g, sig, (a.len(), b.len(), c.len()))?;
         if problem.is_empty() {
@@ -176,6 +190,10 @@ impl Context {
         self.check_buffers(a, b, c)?;
         self.with_addresses(a, b, c, |addrs| {
             let problem = problem.at(addrs);
+            if is_tf32x3(&problem) {
+                // SAFETY: as below.
+                return unsafe { self.launch_tf32x3(&problem) }.map(Some);
+            }
             if let Some(staging) = self.staging_for(&problem) {
                 // SAFETY: as below.
                 if let Some(plan) = unsafe { self.launch_staged(&staging, &problem) }? {

@@ -11,21 +11,24 @@ use crate::rules::{can_implement, check_signature, tma_reads_ab};
 use tcgemm_kernels::config::{Elem, Family, KernelSpec, Math, Role};
 
 /// Every precision, in declaration order (for the messages that list what exists).
-const PRECISIONS: [Precision; 4] = [
+const PRECISIONS: [Precision; 5] = [
     Precision::Default,
     Precision::Exact,
     Precision::Tf32,
     Precision::F16Accumulate,
+    Precision::Tf32x3,
 ];
 
 /// The multiply-accumulate instructions a precision allows for `input` elements, most preferred
 /// first.
 ///
-/// - `f32`: `Exact` → FFMA; `Tf32` → TF32 MMA; `Default` → FFMA, or either (TF32 preferred on
+/// - `f32`: `Exact` → FFMA; `Tf32` → TF32 MMA; `Tf32x3` → the 3xTF32 kernels, else TF32 MMA
+///   (on the operands' TF32 parts, `src/tf32x3.rs`, which picks one of the two); `Default` → FFMA, or either (TF32 preferred on
 ///   equal rank) when the context allows TF32.
-/// - `f16`: f16 MMA with f32 accumulation, or with `F16Accumulate` f16 accumulation; `Tf32` is an
-///   argument error.
-/// - `bf16`: bf16 MMA with f32 accumulation; `Tf32` and `F16Accumulate` are argument errors.
+/// - `f16`: f16 MMA with f32 accumulation, or with `F16Accumulate` f16 accumulation; `Tf32` and
+///   `Tf32x3` are argument errors.
+/// - `bf16`: bf16 MMA with f32 accumulation; `Tf32`, `Tf32x3` and `F16Accumulate` are argument
+///   errors.
 pub(crate) fn maths_for(
     input: Elem,
     precision: Precision,
@@ -34,12 +37,13 @@ pub(crate) fn maths_for(
     match (input, precision) {
         (Elem::F32, Precision::Exact) => Ok(&[Math::Ffma]),
         (Elem::F32, Precision::Tf32) => Ok(&[Math::MmaTf32]),
+        (Elem::F32, Precision::Tf32x3) => Ok(&[Math::MmaTf32x3, Math::MmaTf32]),
         (Elem::F32, Precision::Default) if allow_tf32 => Ok(&[Math::MmaTf32, Math::Ffma]),
         (Elem::F32, Precision::Default) => Ok(&[Math::Ffma]),
-        (Elem::F16 | Elem::Bf16, Precision::Tf32) => Err(invalid(
+        (Elem::F16 | Elem::Bf16, Precision::Tf32 | Precision::Tf32x3) => Err(invalid(
             "precision",
             format!(
-                "Precision::Tf32 applies to f32 inputs only, but the inputs are {input:?}; \
+                "Precision::{precision:?} applies to f32 inputs only, but the inputs are {input:?}; \
                  use Precision::Default (half-precision inputs always use tensor cores with f32 accumulation)"
             ),
         )),

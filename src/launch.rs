@@ -2,7 +2,7 @@
 //!
 //! Every entry point takes one parameter block by value, of the kind its family declares
 //! ([`Family::params`](tcgemm_kernels::config::Family::params)): [`GemmParams`], [`TmaParams`],
-//! [`ConvertParams`], [`CopyParams`] or [`CeilingParams`]. [`launch`] checks the block against the
+//! [`ConvertParams`], [`CopyParams`], [`SplitParams`] or [`CeilingParams`]. [`launch`] checks the block against the
 //! kernel before enqueueing it.
 
 use crate::error::{invalid, Error, Result};
@@ -12,7 +12,8 @@ use cudarc::driver::sys::CUstream;
 use cudarc::driver::{result, CudaContext, CudaFunction};
 use tcgemm_kernels::config::{ParamsKind, DEFAULT_GROUP_M};
 use tcgemm_kernels::params::{
-    flags, CeilingParams, ConvertParams, CopyParams, GemmParams, SplitTail, StreamK, TmaParams,
+    flags, CeilingParams, ConvertParams, CopyParams, GemmParams, SplitParams, SplitTail, StreamK,
+    TmaParams,
 };
 
 /// A `#[repr(C)]` parameter block an entry point takes by value.
@@ -39,6 +40,10 @@ impl ParamsBlock for CeilingParams {
 
 impl ParamsBlock for CopyParams {
     const KIND: ParamsKind = ParamsKind::Copy;
+}
+
+impl ParamsBlock for SplitParams {
+    const KIND: ParamsKind = ParamsKind::Split;
 }
 
 /// Narrows a validated size to the kernel's `u32`.

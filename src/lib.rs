@@ -50,6 +50,7 @@ mod staging;
 mod streamk;
 #[cfg(test)]
 mod test_support;
+mod tf32x3;
 mod tma;
 mod workspace;
 

@@ -48,6 +48,11 @@ pub struct Plan {
     /// lines, because they are not 16-byte aligned (or, on Hopper, their rows are off those
     /// lines), so that `kernel` runs the call at its aligned speed (`src/staging.rs`).
     pub staged: Staged,
+    /// A [`Precision::Tf32x3`](crate::Precision::Tf32x3) call: A and B were split into TF32 parts
+    /// in the context's staging buffer (three times as long along K), and `kernel`, a TF32
+    /// kernel, ran the product over them (its first chunk of K, where the parts exceed the
+    /// staging limit; `src/tf32x3.rs`).
+    pub tf32x3: bool,
 }
 
 /// Largest grid x dimension CUDA accepts.
@@ -192,6 +197,7 @@ impl Plan {
             split: Split::none(0),
             stream_k: 0,
             staged: Staged::NONE,
+            tf32x3: false,
         }
     }
 }

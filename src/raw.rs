@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::dispatch;
 use crate::driver::driver_has;
 use crate::element::Element;
-use crate::error::{invalid, Result};
+use crate::error::{invalid, Error, Result};
 use crate::gemm::Gemm;
 use crate::plan::Plan;
 use crate::problem::{Operand, Problem};
@@ -168,9 +168,16 @@ impl Context {
         c: RawBuffer,
         stream: CUstream,
     ) -> Result<Option<Plan>> {
-        let problem = raw_problem::<I, O>(g, self.allow_tf32(), a, b, c)?;
+        let problem = raw_problem::<I, O>(&crate::tf32x3::resolve(g), self.allow_tf32(), a, b, c)?;
         if problem.is_empty() {
             return Ok(None);
+        }
+        if crate::calls::is_tf32x3(&problem) {
+            return Err(Error::Unsupported(
+                "Precision::Tf32x3 splits A and B in the context's staging buffer, on the \
+                 context's stream: run it with Context::gemm"
+                    .into(),
+            ));
         }
         self.check_stream(stream)?;
         // dispatch counts no cut along K: this call runs on the caller's stream

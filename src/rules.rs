@@ -135,6 +135,10 @@ impl core::fmt::Display for Reason {
                         "a strided copy",
                         "Context::gemm, which stages operands that are not 16-byte aligned with it",
                     ),
+                    Role::Split => (
+                        "the TF32 split of operands",
+                        "Context::gemm with Precision::Tf32x3, which runs it",
+                    ),
                     Role::SplitkReduce => (
                         "the split-K reduction",
                         "Context::gemm, which runs it after a call split along K",

@@ -87,8 +87,8 @@ mod rate {
 fn flop_rates(math: Math, hopper: bool) -> Option<(f64, f64, f64)> {
     match (math, hopper) {
         (Math::Ffma, _) => None,
-        (Math::MmaTf32, true) => Some((350e12, 95e12, 130e12)),
-        (Math::MmaTf32, false) => Some((130e12, 78e12, 130e12)),
+        (Math::MmaTf32 | Math::MmaTf32x3, true) => Some((350e12, 95e12, 130e12)),
+        (Math::MmaTf32 | Math::MmaTf32x3, false) => Some((130e12, 78e12, 130e12)),
         (_, true) => Some((600e12, 85e12, 300e12)),
         (_, false) => Some((300e12, 74e12, 300e12)),
     }
@@ -228,7 +228,7 @@ pub(crate) struct Staging {
 
 impl Staging {
     /// The copies of the operands `staged` names.
-    fn new(problem: &Problem, staged: Staged) -> Staging {
+    pub(crate) fn new(problem: &Problem, staged: Staged) -> Staging {
         let g = problem.gemm();
         let mut offset = 0;
         let mut copies = Vec::new();
@@ -464,7 +464,7 @@ impl Context {
     /// # Safety
     /// Every element `p` addresses lies in a live buffer of this context that nothing else writes
     /// (or, for the destination, reads) until the copy completes; source and destination apart.
-    unsafe fn launch_copy(&self, elem: Elem, p: &CopyParams) -> Result<()> {
+    pub(crate) unsafe fn launch_copy(&self, elem: Elem, p: &CopyParams) -> Result<()> {
         let spec = copy_kernel(elem)?;
         let func = self.function(spec, "copy kernel")?;
         let plan = Plan::with_grid(spec, copy_grid(spec, p), 0);

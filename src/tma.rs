@@ -100,7 +100,9 @@ impl OperandMap {
         let dtype = match (spec.input, spec.math) {
             (Elem::F16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             (Elem::Bf16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-            (Elem::F32, Math::MmaTf32) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
+            (Elem::F32, Math::MmaTf32 | Math::MmaTf32x3) => {
+                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+            }
             (Elem::F32, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
         };
         let (dims, boxes): ([u64; 3], [u32; 3]) = if self.mn_major {

@@ -111,3 +111,10 @@ fn tf32_calls_replay_from_a_graph() {
 fn fp32_calls_replay_from_a_graph() {
     path::<f32, f32>(Precision::Exact);
 }
+
+/// 3xTF32: the direct call grows the staging buffer that holds the TF32 parts, so the captured
+/// call needs no allocation.
+#[test]
+fn tf32x3_calls_replay_from_a_graph() {
+    path::<f32, f32>(Precision::Tf32x3);
+}

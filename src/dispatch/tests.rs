@@ -416,6 +416,8 @@ fn f16_accumulation_with_other_inputs_is_an_invalid_precision() {
         (Precision::F16Accumulate, Elem::F32),
         (Precision::Tf32, Elem::F16),
         (Precision::Tf32, Elem::Bf16),
+        (Precision::Tf32x3, Elem::F16),
+        (Precision::Tf32x3, Elem::Bf16),
     ] {
         let g = Gemm::new(8, 8, 8).precision(p);
         let err = signature(KERNELS, &g, input, Elem::F32, true).unwrap_err();
@@ -445,7 +447,10 @@ fn element_types_without_a_kernel_are_invalid_and_name_those_that_exist() {
                     "{why}"
                 );
                 assert!(why.contains("no kernel for these element types"), "{why}");
-                assert!(why.contains("F32 -> F32 (Default, Exact, Tf32)"), "{why}");
+                assert!(
+                    why.contains("F32 -> F32 (Default, Exact, Tf32, Tf32x3)"),
+                    "{why}"
+                );
                 assert!(
                     why.contains("F16 -> F16 (Default, Exact, F16Accumulate)"),
                     "{why}"
@@ -485,7 +490,10 @@ fn precision_without_a_kernel_for_the_types_is_invalid() {
 #[test]
 fn real_table_combinations() {
     let c = combinations(KERNELS);
-    assert!(c.starts_with("F32 -> F32 (Default, Exact, Tf32)"), "{c}");
+    assert!(
+        c.starts_with("F32 -> F32 (Default, Exact, Tf32, Tf32x3)"),
+        "{c}"
+    );
     assert!(
         c.contains("F16 -> F16 (Default, Exact, F16Accumulate)"),
         "{c}"

@@ -122,6 +122,16 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32       64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16      64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized tf32           64 x 128 x 32   64 x  64   8    1   28  [nn nt tn tt],
+        // sm_90a, the products of Precision::Tf32x3 (on TF32 parts of the operands, K three times
+        // as long): the TF32 tiles above whose consumers add each k-tile's accumulation into
+        // registers of their own (`WgmmaInput::ADD_K_TILES`), so the tensor core's truncating
+        // accumulation spans 32 k, not all of k. 128×128 and 64-row tiles only: a 128×256
+        // consumer's 128 accumulators twice do not fit its 232 registers. Candidates for 3xTF32
+        // calls alone (their own `Math`), whose parts the split writes K-major (`nt`) in every
+        // layout: staged (producer-transposed) `nn`/`tn`/`tt` ran 0.57–0.73× `nt`
+        // (docs/f32-log.md).
+        TmaWarpSpecialized tf32x3        128 x 128 x 32   64 x 128   6    1   29  [nt],
+        TmaWarpSpecialized tf32x3         64 x 128 x 32   64 x  64   8    1   28  [nt],
         // sm_90a, TF32 with A stored M-major: the consumers read A into registers (`wgmma` with A
         // from registers) instead of the producer transposing it in shared memory
         // (docs/hopper-log.md). Ranked above the TMA kernels of the same tiles, which they beat
@@ -161,6 +171,10 @@ rules::catalog! {
         // element size  blocks/SM
         f16              8,
         f32              8,
+    }
+    split {
+        // f32 operands into TF32 parts (Precision::Tf32x3)   blocks/SM
+        tf32x3                                                8,
     }
     splitk {
         // after a split launch whose tiles' slices are too large for the fused tail
@@ -241,11 +255,12 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
-        assert_eq!(count(Family::TmaWarpSpecialized), 60);
+        assert_eq!(count(Family::TmaWarpSpecialized), 62);
         assert_eq!(count(Family::TmaRegisterA), 6);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::CopyRows), 2);
+        assert_eq!(count(Family::SplitTf32), 1);
         assert_eq!(count(Family::SplitkReduce), 1);
     }
 }

@@ -72,6 +72,10 @@ pub enum Math {
     MmaF16F16,
     /// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`.
     MmaBf16F32,
+    /// TF32 `wgmma` whose f32 accumulation restarts every k-tile, each k-tile's sum then added into
+    /// registers with `add.rn.f32`: the tensor core's accumulation truncates at every step, an
+    /// error that grows like `k` (docs/precision.md), and `Precision::Tf32x3` sums three times `k`.
+    MmaTf32x3,
 }
 
 impl Math {
@@ -85,7 +89,7 @@ impl Math {
     pub const fn instruction_k(self) -> u32 {
         match self {
             Math::Ffma => 1,
-            Math::MmaTf32 => 8,
+            Math::MmaTf32 | Math::MmaTf32x3 => 8,
             Math::MmaF16F32 | Math::MmaF16F16 | Math::MmaBf16F32 => 16,
         }
     }
@@ -150,6 +154,9 @@ pub enum Family {
     /// A strided copy of a matrix's elements, bits unchanged (never dispatched; takes
     /// [`CopyParams`](crate::params::CopyParams)): stages operands that are not 16-byte aligned.
     CopyRows,
+    /// The split of f32 operands into TF32 high parts and residuals, three parts along K (never
+    /// dispatched; takes [`SplitParams`](crate::params::SplitParams)): `Precision::Tf32x3`.
+    SplitTf32,
     /// The split-K reduction `C = alpha·Σ_s W[s] + beta·C` over the f32 slices of a split launch
     /// without counters (never dispatched; run by the host after the slices, with the slices'
     /// own [`GemmParams`](crate::params::GemmParams)).
@@ -169,6 +176,8 @@ pub enum ParamsKind {
     Convert,
     /// [`CopyParams`](crate::params::CopyParams).
     Copy,
+    /// [`SplitParams`](crate::params::SplitParams).
+    Split,
 }
 
 impl Family {
@@ -188,6 +197,7 @@ impl Family {
             Family::Ceiling => Role::Ceiling,
             Family::Convert => Role::Convert,
             Family::CopyRows => Role::Copy,
+            Family::SplitTf32 => Role::Split,
             Family::SplitkReduce => Role::SplitkReduce,
             _ => Role::Gemm,
         }
@@ -200,6 +210,7 @@ impl Family {
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
             Family::CopyRows => ParamsKind::Copy,
+            Family::SplitTf32 => ParamsKind::Split,
             _ => ParamsKind::Gemm,
         }
     }
@@ -235,6 +246,9 @@ pub enum Role {
     /// to stage an operand that is not 16-byte aligned. Takes a
     /// [`CopyParams`](crate::params::CopyParams).
     Copy,
+    /// The TF32 split of `Precision::Tf32x3`'s operands: never dispatched; the host runs it
+    /// before the TF32 product. Takes a [`SplitParams`](crate::params::SplitParams).
+    Split,
     /// The split-K reduction of a split launch's f32 slices into C: never dispatched; the host runs
     /// it after the slices when their tiles are too large for the fused tail. Takes the slices'
     /// [`GemmParams`](crate::params::GemmParams).
@@ -249,7 +263,7 @@ pub const CEILING_INSTR_PER_TRIP: u64 = 8 * crate::utility::ceiling::UNROLL as u
 pub const fn ceiling_flops_per_trip(math: Math, threads: u32) -> u64 {
     let per_instr: u64 = match math {
         Math::Ffma => 2,
-        Math::MmaTf32 => 2 * 16 * 8 * 8,
+        Math::MmaTf32 | Math::MmaTf32x3 => 2 * 16 * 8 * 8,
         Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16 => 2 * 16 * 8 * 16,
     };
     let issuers = match math {

@@ -224,6 +224,45 @@ pub struct CopyParams {
     pub batch: u64,
 }
 
+/// The single kernel argument of the TF32 split kernel (`config::Family::SplitTf32`): `batch`
+/// items of a `width × k` f32 operand (stored K-major, `src[w·src_ld + k]`, or MN-major,
+/// `src[k·src_ld + w]`), each element `x` written K-major as three parts `part_stride` elements
+/// apart along the destination's rows (`dst[w·dst_ld + part·part_stride + k]`): its TF32 high part
+/// `hi` first, then `hi` or its TF32-rounded residual `lo` (`lo` in part `low_part`, 1 or 2).
+///
+/// ```
+/// use tcgemm_kernels::params::SplitParams;
+/// assert_eq!(core::mem::size_of::<SplitParams>(), 96);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SplitParams {
+    /// Address of the source's item 0.
+    pub src: u64,
+    /// Address of the destination's item 0.
+    pub dst: u64,
+    /// The operand's extent other than k (`m` for A, `n` for B).
+    pub width: u64,
+    /// Elements along k.
+    pub k: u64,
+    /// Source leading dimension, in elements.
+    pub src_ld: u64,
+    /// Destination leading dimension, in elements.
+    pub dst_ld: u64,
+    /// Source batch stride, in elements.
+    pub src_stride: u64,
+    /// Destination batch stride, in elements.
+    pub dst_stride: u64,
+    /// Batch items.
+    pub batch: u64,
+    /// Elements between the destination's parts along a row.
+    pub part_stride: u64,
+    /// The part (1 or 2) that holds the residual.
+    pub low_part: u32,
+    /// The source is stored K-major (1) or MN-major (0).
+    pub src_k_major: u32,
+}
+
 /// The single kernel argument of the instruction-ceiling kernels.
 ///
 /// ```

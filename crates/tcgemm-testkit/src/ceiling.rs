@@ -58,6 +58,7 @@ pub fn math_name(math: Math) -> &'static str {
     match math {
         Math::Ffma => "FFMA (fp32)",
         Math::MmaTf32 => "MMA tf32",
+        Math::MmaTf32x3 => "MMA tf32, k-tiles added (3xTF32)",
         Math::MmaF16F32 => "MMA f16 (f32 acc)",
         Math::MmaF16F16 => "MMA f16 (f16 acc)",
         Math::MmaBf16F32 => "MMA bf16 (f32 acc)",

@@ -76,6 +76,6 @@ pub use sets::{poison, written_outside, Sets};
 pub use shapes::{all_shapes, Padding, Shape};
 pub use timer::{median, Timer};
 pub use tolerance::{
-    tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_kernel, tol_out, TOL_TF32_FRO, U_TF32,
+    tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_kernel, tol_out, tol_tf32x3, TOL_TF32_FRO, U_TF32,
 };
 pub use verify::{tf32_entry_errors, Report};

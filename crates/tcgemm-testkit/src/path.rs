@@ -26,11 +26,20 @@ pub enum Path {
     F16F32,
     /// bf16 → bf16, f32 accumulation.
     Bf16,
+    /// f32 → f32, 3xTF32 on tensor cores ([`Precision::Tf32x3`]), against cuBLAS's exact SGEMM.
+    Tf32x3,
 }
 
 impl Path {
     /// Every path, in report order.
-    pub const ALL: [Path; 5] = [Path::Fp32, Path::Tf32, Path::F16, Path::F16F32, Path::Bf16];
+    pub const ALL: [Path; 6] = [
+        Path::Fp32,
+        Path::Tf32,
+        Path::F16,
+        Path::F16F32,
+        Path::Bf16,
+        Path::Tf32x3,
+    ];
 
     /// Display name (tables, progress lines).
     pub fn name(self) -> &'static str {
@@ -40,10 +49,12 @@ impl Path {
             Path::F16 => "f16",
             Path::F16F32 => "f16→f32",
             Path::Bf16 => "bf16",
+            Path::Tf32x3 => "3xtf32",
         }
     }
 
-    /// Parses a command-line name: `fp32`/`f32`, `tf32`, `f16`, `f16f32`/`f16->f32`, `bf16`.
+    /// Parses a command-line name: `fp32`/`f32`, `tf32`, `f16`, `f16f32`/`f16->f32`, `bf16`,
+    /// `3xtf32`/`tf32x3`.
     pub fn parse(s: &str) -> Option<Path> {
         match s.trim().to_ascii_lowercase().as_str() {
             "fp32" | "f32" => Some(Path::Fp32),
@@ -51,6 +62,7 @@ impl Path {
             "f16" | "fp16" => Some(Path::F16),
             "f16f32" | "f16->f32" | "f16-f32" | "f16→f32" => Some(Path::F16F32),
             "bf16" => Some(Path::Bf16),
+            "3xtf32" | "tf32x3" => Some(Path::Tf32x3),
             _ => None,
         }
     }
@@ -60,6 +72,7 @@ impl Path {
         match self {
             Path::Fp32 => Precision::Exact,
             Path::Tf32 => Precision::Tf32,
+            Path::Tf32x3 => Precision::Tf32x3,
             Path::F16 | Path::F16F32 | Path::Bf16 => Precision::Default,
         }
     }
@@ -67,24 +80,26 @@ impl Path {
     /// Element types of A/B and of C.
     pub fn elems(self) -> (Elem, Elem) {
         match self {
-            Path::Fp32 | Path::Tf32 => (Elem::F32, Elem::F32),
+            Path::Fp32 | Path::Tf32 | Path::Tf32x3 => (Elem::F32, Elem::F32),
             Path::F16 => (Elem::F16, Elem::F16),
             Path::F16F32 => (Elem::F16, Elem::F32),
             Path::Bf16 => (Elem::Bf16, Elem::Bf16),
         }
     }
 
-    /// The instruction whose ceiling bounds this path's kernels.
+    /// The instruction whose ceiling bounds this path's kernels (3xTF32 computes three TF32
+    /// products per multiply-add the report counts: a third of the TF32 ceiling bounds it).
     pub fn ceiling_math(self) -> Math {
         match self {
             Path::Fp32 => Math::Ffma,
-            Path::Tf32 => Math::MmaTf32,
+            Path::Tf32 | Path::Tf32x3 => Math::MmaTf32,
             Path::F16 | Path::F16F32 => Math::MmaF16F32,
             Path::Bf16 => Math::MmaBf16F32,
         }
     }
 
-    /// cuBLAS compute type with the same arithmetic: TF32 tensor cores for `tf32`, else FP32.
+    /// cuBLAS compute type with the same arithmetic: TF32 tensor cores for `tf32`, else FP32
+    /// (`3xtf32` is compared with cuBLAS's exact SGEMM, whose accuracy it offers).
     pub fn cublas_compute(self) -> cublasComputeType_t {
         match self {
             Path::Tf32 => cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
@@ -94,11 +109,13 @@ impl Path {
 
     /// Whether the GEMM kernel `spec` serves this path on `shape`'s layout (element types, the
     /// shape's transposes, and for f32 inputs the math: FFMA for `fp32`, TF32 MMA for `tf32`).
+    /// None serves `3xtf32` by itself: a kernel forced by name runs plain TF32.
     pub fn runs(self, spec: &KernelSpec, shape: &Shape) -> bool {
         let (i, o) = self.elems();
         let math = match self {
             Path::Fp32 => spec.math == Math::Ffma,
             Path::Tf32 => spec.math == Math::MmaTf32,
+            Path::Tf32x3 => false,
             _ => true,
         };
         spec.role() == Role::Gemm

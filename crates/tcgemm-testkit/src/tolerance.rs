@@ -38,6 +38,20 @@ pub fn tol_f32_acc(k: usize) -> f64 {
     (16.0 * u * (k.max(1) as f64).sqrt()).max(16.0 * u)
 }
 
+/// 3xTF32 (`Precision::Tf32x3`): f32 inputs split into TF32 parts `x = hi + lo + e`, the three
+/// significant products summed by the tensor core over `3·k` terms. Each residual `x − hi` is at
+/// most `2⁻¹¹·|x|` and its TF32 rounding errs by at most `2⁻¹¹` of that, so a product loses at most
+/// `|lo_a·lo_b| + |e_a·b| + |a·e_b| ≤ 3·2⁻²²·|a·b|` (plus terms of `2⁻³³`); for inputs uniform in
+/// `[-1, 1]` the relative error this adds to an entry is at most `3·2⁻²² ≈ 7.2e-7`, bounded here
+/// by `2⁻²⁰`. The sums are [`tol_f32_acc`]'s, over `3·k` terms.
+///
+/// ```
+/// assert!(tcgemm_testkit::tol_tf32x3(1024) < tcgemm_testkit::TOL_TF32_FRO / 10.0);
+/// ```
+pub fn tol_tf32x3(k: usize) -> f64 {
+    tol_f32_acc(3 * k) + 2f64.powi(-20)
+}
+
 /// The rounding of a 16-bit output (`2u`, about 3.5σ of a term that concentrates over all entries);
 /// 0 for f32 output.
 ///
@@ -95,7 +109,8 @@ pub fn tol_kernel(spec: &tcgemm::KernelSpec, k: usize) -> f64 {
     use tcgemm::{Elem, Math};
     let acc = match spec.math {
         Math::Ffma => tol_fp32(k),
-        Math::MmaTf32 => TOL_TF32_FRO,
+        // a 3xTF32 kernel on plain f32 operands computes TF32 products
+        Math::MmaTf32 | Math::MmaTf32x3 => TOL_TF32_FRO,
         _ => tol_f32_acc(k),
     };
     acc + match spec.output {

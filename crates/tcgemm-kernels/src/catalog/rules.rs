@@ -18,16 +18,17 @@ macro_rules! catalog {
         ceiling { $($instr:ident $cin:ident $cmath:ident $cblocks:literal,)* }
         convert { $($from:ident $to:ident $vblocks:literal,)* }
         copy { $($celem:ident $cpblocks:literal,)* }
+        split { $($spname:ident $spblocks:literal,)* }
         splitk { $sname:ident $sblocks:literal, }
     ) => {
         /// Every kernel entry point tcgemm builds: the catalog's GEMM lines in order, each expanded
-        /// over its layouts, then the ceiling, conversion and copy kernels and the split-K
+        /// over its layouts, then the ceiling, conversion, copy and split kernels and the split-K
         /// reduction.
         ///
         /// ```
         /// use tcgemm_kernels::config::{Role, KERNELS};
         /// let gemm = KERNELS.iter().filter(|k| k.role() == Role::Gemm).count();
-        /// assert_eq!(gemm + 11, KERNELS.len());
+        /// assert_eq!(gemm + 12, KERNELS.len());
         /// ```
         pub const KERNELS: &[KernelSpec] = &[
             $($(
@@ -39,6 +40,7 @@ macro_rules! catalog {
             $($crate::catalog::rules::ceiling_spec!($instr $cin $cmath $cblocks),)*
             $($crate::catalog::rules::convert_spec!($from $to $vblocks),)*
             $($crate::catalog::rules::copy_spec!($celem $cpblocks),)*
+            $($crate::catalog::rules::split_spec!($spname $spblocks),)*
             $crate::catalog::rules::splitk_spec!($sname $sblocks),
         ];
 
@@ -59,6 +61,7 @@ macro_rules! catalog {
                 $from $to, concat!("convert_", stringify!($from), "_to_", stringify!($to))
             );)*
             $($crate::kernels::copy_entry!($celem, concat!("copy_rows_", stringify!($celem)));)*
+            $($crate::kernels::split_entry!($spname, concat!("split_", stringify!($spname)));)*
             $crate::kernels::utility_entry!(
                 concat!("splitk_", stringify!($sname)),
                 GemmParams,
@@ -133,6 +136,9 @@ macro_rules! precision {
     };
     ($w:ident tf32) => {
         $crate::catalog::rules::precision!(@ $w F32  F32  MmaTf32    "tf32"      ""       WgmmaTf32)
+    };
+    ($w:ident tf32x3) => {
+        $crate::catalog::rules::precision!(@ $w F32  F32  MmaTf32x3  "tf32x3"    ""       WgmmaTf32x3)
     };
     ($w:ident f16_f32) => {
         $crate::catalog::rules::precision!(@ $w F16  F32  MmaF16F32  "f16_f32"   ""       WgmmaF16)
@@ -288,6 +294,21 @@ macro_rules! copy_spec {
     };
 }
 
+/// The record of an operand split kernel `split_{name}` (`tf32x3`: f32 in, TF32 parts as f32 out).
+macro_rules! split_spec {
+    (tf32x3 $blocks:literal) => {
+        $crate::catalog::rules::utility_spec!(
+            concat!("split_", stringify!(tf32x3)),
+            SplitTf32,
+            $crate::config::Elem::F32,
+            $crate::config::Elem::F32,
+            MmaTf32,
+            $crate::utility::split_tf32::THREADS,
+            $blocks
+        )
+    };
+}
+
 /// The record of the split-K reduction kernel `splitk_{name}`: f32 slices in, C of the element its
 /// parameters name (`SplitTail::flags`) out; the record says f32.
 macro_rules! splitk_spec {
@@ -345,5 +366,5 @@ macro_rules! first {
 
 pub(crate) use {
     body_rule, catalog, ceiling_spec, convert_spec, copy_spec, elem, first, gemm_spec, kernel_name,
-    layout, precision, splitk_spec, utility_spec,
+    layout, precision, split_spec, splitk_spec, utility_spec,
 };

@@ -243,7 +243,9 @@ macro_rules! utility_entry {
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::$params) {
                 #[allow(unused_imports)]
-                use $crate::arch::index::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x};
+                use $crate::arch::index::{
+                    block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x,
+                };
                 $($body)+(&p, thread_idx_x(), block_idx_x() $(, $grid())*);
             }
         };
@@ -322,6 +324,22 @@ macro_rules! copy_entry {
     };
 }
 
+/// An operand split entry: `split_entry!(tf32x3, NAME)`, tiles of one `SplitParams` along x,
+/// batch items along y, writing each element's TF32 parts.
+macro_rules! split_entry {
+    (tf32x3, $name:expr) => {
+        $crate::kernels::utility_entry!(
+            $name,
+            SplitParams,
+            "The TF32 split of `Precision::Tf32x3` (`config::Family::SplitTf32`).",
+            ($crate::utility::split_tf32::tf32x3),
+            grid_dim_x,
+            block_idx_y,
+            grid_dim_y
+        );
+    };
+}
+
 #[cfg(not(target_feature = "sm_90a"))]
 pub(crate) use grid_entry;
-pub(crate) use {ceiling_entry, convert_entry, copy_entry, gemm_entry, utility_entry};
+pub(crate) use {ceiling_entry, convert_entry, copy_entry, gemm_entry, split_entry, utility_entry};

@@ -28,6 +28,12 @@
 //! (a `tt` product, B the register operand) and the epilogue stores the tile transposed
 //! (`store_rows_transposed`).
 //!
+//! Added spans of k-tiles (`WgmmaInput::ADD_K_TILES`, the 3xTF32 kernels): the `wgmma`s of each
+//! span of [`ADD_SPAN`] k-tiles accumulate from zero, and at the span's end the consumer waits
+//! for them and adds their accumulators into a second set of registers (`add.rn.f32`); the
+//! tensor core's accumulation, which truncates at every step, then spans `ADD_SPAN` k-tiles
+//! instead of all of k (docs/precision.md).
+//!
 //! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
 //! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
 //!
@@ -87,6 +93,12 @@ use {
 /// Computes the block's work items. `maps` is the generic address of the kernel's `TmaParams` (A's
 /// tensor map at +0, B's at +128).
 ///
+/// k-tiles whose `wgmma` accumulation a 3xTF32 consumer adds into its registers at once
+/// ([`WgmmaInput::ADD_K_TILES`]): 4 (128 k, 16 steps of the tensor core's truncating sum) keeps
+/// 3xTF32's error at exact FP32's (docs/f32-log.md); each span ends in a wait for all of the
+/// consumer's `wgmma`s, which 1 k-tile paid on every k-tile.
+pub const ADD_SPAN: u32 = 4;
+
 /// A TF32 operand stored MN-major (which `wgmma .tf32` cannot read) is *staged*: TMA writes it as
 /// unswizzled 32×32 blocks into the stage and completes on `loaded[s]`; warps 1–3 of the producer
 /// warpgroup transpose the blocks in place into the K-major swizzled layout (what TMA writes for a
@@ -431,6 +443,9 @@ unsafe fn gemm_with_accumulators<
             (0, c * wn)
         };
         let mut d = [0.0f32; ACC];
+        // the sum of the k-tiles' accumulations where the tensor core's own is restarted every
+        // k-tile (`WgmmaInput::ADD_K_TILES`; otherwise unused and removed)
+        let mut sum = [0.0f32; ACC];
         let mut it = 0u32;
         let mut cur = sched.start();
         while let Some(unit) = sched.next(&mut cur) {
@@ -466,6 +481,27 @@ unsafe fn gemm_with_accumulators<
                         tf32_register_a(&mut d, a[kk as usize], db, it > first || kk > 0);
                     });
                     wgmma::commit_group();
+                } else if T::ADD_K_TILES {
+                    // spans of ADD_SPAN k-tiles accumulate in the tensor core from zero; at a
+                    // span's end its sum is added into `sum` (round to nearest)
+                    let (at, first_span) = (it - first, it - first < ADD_SPAN);
+                    mma_k_tile!(T, &mut d, a0, b0, mn_a, mn_b, at % ADD_SPAN != 0; SLICES, MN_SLICE_BYTES, MN_BOX_BYTES);
+                    if at % ADD_SPAN == ADD_SPAN - 1 || it + 1 == end {
+                        wgmma::wait_group::<0>();
+                        if it > first {
+                            mbarrier::arrive(empty((it - 1) % STAGES));
+                        }
+                        let mut j = 0;
+                        while j < ACC {
+                            sum[j] = if first_span { d[j] } else { sum[j] + d[j] };
+                            j += 1;
+                        }
+                    } else {
+                        wgmma::wait_group::<1>();
+                        if it > first {
+                            mbarrier::arrive(empty((it - 1) % STAGES));
+                        }
+                    }
                 } else {
                     mma_k_tile!(T, &mut d, a0, b0, mn_a, mn_b, it > first; SLICES, MN_SLICE_BYTES, MN_BOX_BYTES);
                     // the previous k-tile's group has completed: its stage may be refilled
@@ -479,6 +515,9 @@ unsafe fn gemm_with_accumulators<
             wgmma::wait_group::<0>();
             // the unit's last stage is free too: the producer may run ahead into the next unit
             mbarrier::arrive(empty((it - 1) % STAGES));
+            if T::ADD_K_TILES {
+                d = sum;
+            }
             let t = tid % 128;
             if partial {
                 store_partial(&p.stream_k, bid, c, t, &d);

@@ -35,6 +35,10 @@ pub trait WgmmaInput {
     const EB: u32;
     /// Whether the `wgmma` form can read MN-major operands (the 16-bit forms; tf32 cannot).
     const MN_MAJOR_OK: bool;
+    /// Whether the consumers restart the `wgmma` accumulation every k-tile and add each k-tile's
+    /// sum into registers of their own (`add.rn.f32`), instead of accumulating all of k in the
+    /// tensor core, whose accumulation truncates at every step ([`WgmmaTf32x3`]).
+    const ADD_K_TILES: bool = false;
     /// `d (+)= A·B` for one 64×N×(32 bytes of k) slice with `ACC = N / 2` accumulators per thread:
     /// `m64n256` (`ACC` = 128), `m64n128` (64) or `m64n64` (32); `TA`/`TB`: operand MN-major.
     ///
@@ -54,6 +58,9 @@ pub struct WgmmaF16;
 pub struct WgmmaBf16;
 /// TF32 inputs: f32 bit patterns read by `wgmma … .tf32` (K-major operands only).
 pub struct WgmmaTf32;
+/// TF32 inputs as [`WgmmaTf32`], each k-tile's sum added into f32 registers
+/// ([`WgmmaInput::ADD_K_TILES`]): the products of `Precision::Tf32x3`.
+pub struct WgmmaTf32x3;
 
 /// Calls `$n256` (`m64n256`), `$n128` (`m64n128`) or `$n64` (`m64n64`) with `$d: &mut [f32; ACC]`
 /// seen as the array of that instruction, then `$args`; `ACC` (128, 64 or 32) is the const generic
@@ -133,6 +140,22 @@ impl WgmmaInput for WgmmaTf32 {
             db,
             accumulate
         )
+    }
+}
+
+impl WgmmaInput for WgmmaTf32x3 {
+    const EB: u32 = WgmmaTf32::EB;
+    const MN_MAJOR_OK: bool = WgmmaTf32::MN_MAJOR_OK;
+    const ADD_K_TILES: bool = true;
+    #[inline(always)]
+    unsafe fn wgmma<const TA: bool, const TB: bool, const ACC: usize>(
+        d: &mut [f32; ACC],
+        da: u64,
+        db: u64,
+        accumulate: bool,
+    ) {
+        // SAFETY: as this function's contract.
+        unsafe { WgmmaTf32::wgmma::<TA, TB, ACC>(d, da, db, accumulate) }
     }
 }
 

@@ -75,8 +75,9 @@ struct Args {
     /// [default: all; decode and unaligned are not in all].
     #[arg(long, value_parser = Shape::parse_list, value_name = "LIST")]
     shapes: Option<::std::vec::Vec<Shape>>,
-    /// Comma list of fp32, tf32, f16, f16f32, bf16 [default: fp32,tf32,f16,bf16; f16 also runs
-    /// f16->f32 on power-of-two squares and the unaligned suite].
+    /// Comma list of fp32, tf32, f16, f16f32, bf16, 3xtf32 (Precision::Tf32x3, against cuBLAS's
+    /// SGEMM) [default: fp32,tf32,f16,bf16; f16 also runs f16->f32 on power-of-two squares and the
+    /// unaligned suite].
     #[arg(long, value_delimiter = ',', value_parser = parse_path, value_name = "PATH,...")]
     paths: Option<Vec<Path>>,
     /// Timed rounds per case [default: about 1 s of GPU time, 5..100].
@@ -98,7 +99,8 @@ struct Args {
 }
 
 fn parse_path(s: &str) -> Result<Path, String> {
-    Path::parse(s).ok_or_else(|| format!("unknown path '{s}' (fp32, tf32, f16, f16f32, bf16)"))
+    Path::parse(s)
+        .ok_or_else(|| format!("unknown path '{s}' (fp32, tf32, f16, f16f32, bf16, 3xtf32)"))
 }
 
 impl Args {
@@ -122,7 +124,7 @@ impl Args {
         for s in shapes {
             for p in Path::ALL {
                 let on = match &self.paths {
-                    None => p != Path::F16F32 || s.reports_f16_f32(),
+                    None => (p != Path::F16F32 || s.reports_f16_f32()) && p != Path::Tf32x3,
                     Some(list) => {
                         list.contains(&p)
                             || (p == Path::F16F32

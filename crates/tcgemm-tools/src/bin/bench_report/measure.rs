@@ -406,7 +406,7 @@ fn record(
 /// [`run_case`] with the element types of `path`.
 pub fn run_path(env: &Env<'_>, timer: &mut Timer<'_>, shape: Shape, path: Path) -> Vec<Row> {
     match path {
-        Path::Fp32 | Path::Tf32 => run_case::<f32, f32>(env, timer, shape, path),
+        Path::Fp32 | Path::Tf32 | Path::Tf32x3 => run_case::<f32, f32>(env, timer, shape, path),
         Path::F16 => run_case::<f16, f16>(env, timer, shape, path),
         Path::F16F32 => run_case::<f16, f32>(env, timer, shape, path),
         Path::Bf16 => run_case::<bf16, bf16>(env, timer, shape, path),

@@ -21,6 +21,7 @@ fn color(p: Path) -> &'static str {
         Path::F16 => "#59a14f",
         Path::F16F32 => "#76b7b2",
         Path::Bf16 => "#e15759",
+        Path::Tf32x3 => "#b07aa1",
     }
 }
 

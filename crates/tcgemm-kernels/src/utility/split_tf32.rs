@@ -1,0 +1,124 @@
+//! The TF32 split (`config::Family::SplitTf32`) behind `Precision::Tf32x3`: every f32 `x` of an
+//! operand becomes a TF32 high part `hi = rna(x)` and the TF32-rounded residual
+//! `lo = rna(x − hi)`, written K-major as three parts of a longer K (`SplitParams`). The host lays
+//! A out as `[hi | hi | lo]` and B as `[hi | lo | hi]` along K, so one TF32 GEMM over `3·k` (both
+//! operands K-major: `nt`) sums the three significant products `hi·hi + hi·lo + lo·hi` (3xTF32;
+//! `lo·lo` is dropped).
+//!
+//! Blocks of [`THREADS`] take [`TILE`]×[`TILE`] tiles of (width, k), grid-stride along x over
+//! the tiles and along y over the batch items: each thread reads four elements along the
+//! source's contiguous dimension (coalesced), into a padded shared-memory tile, then writes four
+//! along k, three parts each (coalesced). `x − hi` is exact in f32 (`hi` is `x` rounded at bit
+//! 13), so `lo` carries the next 11 significant bits. An `x` that rounds up to infinity keeps its
+//! truncation as `hi`; an infinite or NaN `x` is its own `hi` with `lo = 0`.
+
+#[cfg(target_arch = "nvptx64")]
+use {
+    crate::arch::convert::f32_to_tf32_rna,
+    crate::arch::global::{ld_global_nc_u32, st_global_u32, to_global},
+    crate::arch::smem::{base, ld_shared_u32, st_shared_u32},
+    crate::arch::sync::sync_threads,
+    crate::params::SplitParams,
+};
+
+/// Threads per block of the split kernel.
+pub const THREADS: u32 = 256;
+
+/// Side of a block's tile of (width, k).
+pub const TILE: u32 = 32;
+
+/// Shared memory of a block: one tile of f32, rows padded by one element (no bank conflicts when
+/// read down a column).
+pub const SMEM_BYTES: u32 = TILE * (TILE + 1) * 4;
+
+/// Mask of an f32's sign, exponent and the 10 mantissa bits TF32 keeps.
+pub const TF32_BITS: u32 = 0xffff_e000;
+
+/// `(hi, lo)` of f32 bits `x`: `hi` its TF32 rounding by `rna` (to nearest, ties away from zero;
+/// the truncation where that overflows), `lo` the TF32 rounding of `x − hi`; `lo = 0` for
+/// infinities and NaN.
+///
+/// ```
+/// use tcgemm_kernels::utility::split_tf32::split;
+/// let x = 1.0f32 + 2f32.powi(-12) + 2f32.powi(-20);
+/// let (hi, lo) = split(x.to_bits(), |v| (v + 0x1000) & 0xffff_e000);
+/// assert_eq!(f32::from_bits(hi), 1.0);
+/// assert_eq!(f32::from_bits(lo), 2f32.powi(-12) + 2f32.powi(-20));
+/// ```
+#[inline(always)]
+pub fn split(x: u32, rna: impl Fn(u32) -> u32) -> (u32, u32) {
+    let finite = |v: u32| v & 0x7f80_0000 != 0x7f80_0000;
+    if !finite(x) {
+        return (x, 0);
+    }
+    let mut hi = rna(x);
+    if !finite(hi) {
+        hi = x & TF32_BITS;
+    }
+    let lo = f32::from_bits(x) - f32::from_bits(hi);
+    (hi, rna(lo.to_bits()))
+}
+
+/// Splits `p`'s elements into their three parts.
+///
+/// # Safety
+/// Launched with [`THREADS`] threads and [`SMEM_BYTES`] of dynamic shared memory; every element
+/// of the source layout lies in a readable buffer that no thread writes during the kernel, every
+/// part of the destination layout in a writable one, the two apart.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn tf32x3(p: &SplitParams, tid: u32, bid: u32, grid: u32, item: u32, items: u32) {
+    let (src, dst) = (to_global(p.src), to_global(p.dst));
+    let tile = u64::from(TILE);
+    let (k_tiles, w_tiles) = (p.k.div_ceil(tile), p.width.div_ceil(tile));
+    let (tx, ty) = (u64::from(tid % TILE), u64::from(tid / TILE));
+    let rows = u64::from(THREADS / TILE);
+    // the tile: element (w, k) at row w, column k, rows TILE + 1 apart
+    let at = |w: u64, k: u64| base() + ((w * (tile + 1) + k) * 4) as u32;
+    let rna = |v: u32| f32_to_tf32_rna(f32::from_bits(v));
+    let part = p.part_stride * 4;
+    let mut z = u64::from(item);
+    while z < p.batch {
+        let (s_item, d_item) = (src + z * p.src_stride * 4, dst + z * p.dst_stride * 4);
+        let mut t = u64::from(bid);
+        while t < k_tiles * w_tiles {
+            let (k0, w0) = ((t % k_tiles) * tile, (t / k_tiles) * tile);
+            // read along the source's contiguous dimension: tx steps k (K-major) or w
+            let mut r = ty;
+            while r < tile {
+                let (w, k) = if p.src_k_major != 0 {
+                    (w0 + r, k0 + tx)
+                } else {
+                    (w0 + tx, k0 + r)
+                };
+                if w < p.width && k < p.k {
+                    let addr = if p.src_k_major != 0 {
+                        s_item + (w * p.src_ld + k) * 4
+                    } else {
+                        s_item + (k * p.src_ld + w) * 4
+                    };
+                    st_shared_u32(at(w - w0, k - k0), ld_global_nc_u32(addr));
+                }
+                r += rows;
+            }
+            sync_threads();
+            // write along k: tx steps k
+            let mut r = ty;
+            while r < tile {
+                let (w, k) = (w0 + r, k0 + tx);
+                if w < p.width && k < p.k {
+                    let (hi, lo) = split(ld_shared_u32(at(r, tx)), rna);
+                    let d = d_item + (w * p.dst_ld + k) * 4;
+                    st_global_u32(d, hi);
+                    st_global_u32(d + part, if p.low_part == 1 { lo } else { hi });
+                    st_global_u32(d + 2 * part, if p.low_part == 2 { lo } else { hi });
+                }
+                r += rows;
+            }
+            // the tile is read before the next one is written
+            sync_threads();
+            t += u64::from(grid);
+        }
+        z += u64::from(items);
+    }
+}
