@@ -354,4 +354,6 @@ pub(crate) fn no_kernel_error(
 }
 
 #[cfg(test)]
+mod error_tests;
+#[cfg(test)]
 mod tests;

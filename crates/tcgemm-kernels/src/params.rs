@@ -232,7 +232,7 @@ pub struct CopyParams {
 ///
 /// ```
 /// use tcgemm_kernels::params::SplitParams;
-/// assert_eq!(core::mem::size_of::<SplitParams>(), 96);
+/// assert_eq!(core::mem::size_of::<SplitParams>(), 88);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
