@@ -8,7 +8,7 @@ use crate::context::Context;
 use crate::dispatch::{self, KSplit};
 use crate::element::Element;
 use crate::error::{invalid, Result};
-use crate::gemm::{Gemm, Precision};
+use crate::gemm::Gemm;
 use crate::launch;
 use crate::plan::Plan;
 use crate::problem::{peek_addresses, Addresses, Problem, Signature};
@@ -34,12 +34,6 @@ impl Cuts {
         split_k: false,
         stream_k: false,
     };
-}
-
-/// Whether `problem` runs as 3xTF32 ([`Precision::Tf32x3`], `src/tf32x3.rs`): asked for, and A and
-/// B are read (otherwise the TF32 kernel computes `C = beta·C` as it is).
-pub(crate) fn is_tf32x3(problem: &Problem) -> bool {
-    problem.gemm().precision == Precision::Tf32x3 && problem.reads_ab()
 }
 
 /// The argument error for a kernel named by the caller that cannot compute the call.
@@ -127,7 +121,7 @@ impl Context {
     /// so (the staged operands packed and aligned; a call whose buffer would grow during a graph
     /// capture runs unstaged instead, which a plan does not foresee), on the kernel dispatch picks.
     fn plan_dispatched(&self, problem: &Problem) -> Result<Plan> {
-        if is_tf32x3(problem) {
+        if tf32x3::splits(problem) {
             return self.plan_tf32x3(problem);
         }
         if let Some(staging) = self.staging_for(problem) {
@@ -190,7 +184,7 @@ impl Context {
         self.check_buffers(a, b, c)?;
         self.with_addresses(a, b, c, |addrs| {
             let problem = problem.at(addrs);
-            if is_tf32x3(&problem) {
+            if tf32x3::splits(&problem) {
                 // SAFETY: as below.
                 return unsafe { self.launch_tf32x3(&problem) }.map(Some);
             }

@@ -172,7 +172,7 @@ impl Context {
         if problem.is_empty() {
             return Ok(None);
         }
-        if crate::calls::is_tf32x3(&problem) {
+        if crate::tf32x3::splits(&problem) {
             return Err(Error::Unsupported(
                 "Precision::Tf32x3 splits A and B in the context's staging buffer, on the \
                  context's stream: run it with Context::gemm"

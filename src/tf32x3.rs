@@ -48,6 +48,12 @@ pub(crate) fn resolve(g: &Gemm) -> Gemm {
     }
 }
 
+/// Whether `problem` (resolved, [`resolve`]) runs split into TF32 parts: 3xTF32 asked for, and A
+/// and B are read (otherwise the TF32 kernel computes `C = beta·C` as it is).
+pub(crate) fn splits(problem: &Problem) -> bool {
+    problem.gemm().precision == Precision::Tf32x3 && problem.reads_ab()
+}
+
 /// f32 elements per 128-byte line: the parts' rows are padded to whole lines (TMA reads rows
 /// that start on lines fastest, docs/unaligned-log.md).
 const LINE: usize = 32;
@@ -297,7 +303,7 @@ impl Context {
         }
     }
 
-    /// The plan of a 3xTF32 `problem` that reads A and B: the TF32 kernel dispatch picks for its
+    /// The plan of a 3xTF32 `problem` that [`splits`]: the TF32 kernel dispatch picks for its
     /// first chunk's parts, with [`Plan::tf32x3`] set (and `Plan::staged` C where C is staged).
     pub(crate) fn plan_tf32x3(&self, problem: &Problem) -> Result<Plan> {
         let output = Output::new(problem);
@@ -313,7 +319,7 @@ impl Context {
         })
     }
 
-    /// Runs a 3xTF32 `problem` (resolved on buffers of this context, reading A and B) on the
+    /// Runs a 3xTF32 `problem` (resolved on buffers of this context, one that [`splits`]) on the
     /// context's stream: a misaligned C copied into the staging buffer (when read), then per
     /// chunk of K the split of A and of B into the staging buffer and the TF32 product over the
     /// parts, then the staged C copied back; returns the first chunk's plan.

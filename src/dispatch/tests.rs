@@ -24,14 +24,21 @@ fn precision_resolution() {
     );
     assert_eq!(maths_for(Elem::F32, Exact, true).unwrap(), &[Math::Ffma]);
     assert_eq!(maths_for(Elem::F32, Tf32, false).unwrap(), &[Math::MmaTf32]);
+    assert_eq!(
+        maths_for(Elem::F32, Tf32x3, false).unwrap(),
+        &[Math::MmaTf32x3, Math::MmaTf32]
+    );
     for p in [Default, Exact] {
         for tf32 in [false, true] {
             assert_eq!(maths_for(Elem::F16, p, tf32).unwrap(), &[Math::MmaF16F32]);
             assert_eq!(maths_for(Elem::Bf16, p, tf32).unwrap(), &[Math::MmaBf16F32]);
         }
     }
-    for e in [Elem::F16, Elem::Bf16] {
-        let err = maths_for(e, Tf32, true).unwrap_err();
+    for (e, p) in [Elem::F16, Elem::Bf16]
+        .into_iter()
+        .flat_map(|e| [(e, Tf32), (e, Tf32x3)])
+    {
+        let err = maths_for(e, p, true).unwrap_err();
         assert!(
             matches!(
                 err,

@@ -1,9 +1,11 @@
-//! What tcgemm's measuring tools share beyond `tcgemm-testkit`: reading the command line.
+//! What tcgemm's measuring tools share beyond `tcgemm-testkit`: reading the command line, and the
+//! precision studies' error figures and tables.
 //!
 //! The tools (`src/bin/`): `bench_report` (tcgemm against cuBLAS on every benchmark shape and
 //! path, with the instruction ceilings; writes `BENCHMARKS.md` and `ratio.svg`), `kernel_sweep`
-//! (every kernel of the table by name, for kernel work) and `precision_study` (error of the three
-//! arithmetics against K). Each needs a CUDA GPU; each exits 2 without one and 64 on bad arguments.
+//! (every kernel of the table by name, for kernel work), `precision_study` (error of the three
+//! arithmetics of f16 inputs against K) and `f32_precision_study` (exact FP32, 3xTF32 and TF32 on
+//! f32 inputs). Each needs a CUDA GPU; each exits 2 without one and 64 on bad arguments.
 
 #![deny(missing_docs)]
 
@@ -52,5 +54,59 @@ pub fn err_text(e: tcgemm::Error) -> String {
     match e {
         tcgemm::Error::Unsupported(why) => format!("unsupported: {why}"),
         other => other.to_string(),
+    }
+}
+
+/// The largest error of `out` against `reference` (`|out − ref|`, or `|out − ref| / scale` per
+/// entry with `scale`; NaN shows) and the relative Frobenius error `‖out − ref‖ / ‖ref‖`.
+///
+/// ```
+/// let (max, rel) = tcgemm_tools::errors(&[1.0, 2.5], &[1.0, 2.0], Some(&[1.0, 5.0]));
+/// assert_eq!((max, rel), (0.1, 0.5 / 5f64.sqrt()));
+/// ```
+pub fn errors(out: &[f64], reference: &[f64], scale: Option<&[f64]>) -> (f64, f64) {
+    let (mut max, mut num, mut den) = (0f64, 0f64, 0f64);
+    for (i, (o, r)) in out.iter().zip(reference).enumerate() {
+        let e = (o - r).abs();
+        let scaled = scale.map_or(e, |s| e / s[i].max(f64::MIN_POSITIVE));
+        max = if scaled.is_nan() || scaled > max {
+            scaled
+        } else {
+            max
+        };
+        num += e * e;
+        den += r * r;
+    }
+    (max, (num / den).sqrt())
+}
+
+/// Prints a markdown table: the `columns`, then per row its label cells and its cells, or the
+/// error of a row that failed; returns failure when any row failed. Rows are computed as they are
+/// printed.
+///
+/// ```
+/// let rows = [(vec!["16".to_string()], Ok(vec!["1e-7".to_string()]))];
+/// assert_eq!(tcgemm_tools::print_table(&["K", "rel"], rows), std::process::ExitCode::SUCCESS);
+/// ```
+pub fn print_table(
+    columns: &[&str],
+    rows: impl IntoIterator<Item = (Vec<String>, Result<Vec<String>, String>)>,
+) -> ExitCode {
+    println!("| {} |", columns.join(" | "));
+    println!("|{}", "---:|".repeat(columns.len()));
+    let mut failed = false;
+    for (labels, cells) in rows {
+        let cells = cells.unwrap_or_else(|e| {
+            failed = true;
+            vec![format!("error: {e}")]
+        });
+        let mut line: Vec<String> = labels.into_iter().chain(cells).collect();
+        line.resize(columns.len().max(line.len()), String::new());
+        println!("| {} |", line.join(" | "));
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use tcgemm::{Context, Gemm, Precision};
 use tcgemm_testkit::{open_for, random_vec, Problem, Reference, Rng};
-use tcgemm_tools::{err_text, parse_args};
+use tcgemm_tools::{err_text, errors, parse_args, print_table};
 
 /// Error of exact FP32, 3xTF32 and TF32 GEMMs of the same f32 inputs against f64, by K and data.
 #[derive(Parser, Debug)]
@@ -49,25 +49,8 @@ fn data(len: usize, seed: u64, wide: bool) -> Vec<f32> {
     v
 }
 
-/// Largest error scaled by the entry's magnitude, and relative Frobenius error, of `out`.
-fn stats(out: &[f32], reference: &[f64], magnitude: &[f64]) -> (f64, f64) {
-    let (mut max, mut num, mut den) = (0f64, 0f64, 0f64);
-    for ((&o, &r), &mag) in out.iter().zip(reference).zip(magnitude) {
-        let e = (f64::from(o) - r).abs();
-        let scaled = e / mag.max(f64::MIN_POSITIVE);
-        max = if scaled.is_nan() || scaled > max {
-            scaled
-        } else {
-            max
-        };
-        num += e * e;
-        den += r * r;
-    }
-    (max, (num / den).sqrt())
-}
-
-/// One table row: the three GEMMs of `m×n×k` on the same inputs, and their errors.
-fn row(ctx: &Context, (m, n, k): (usize, usize, usize), wide: bool) -> Result<String, String> {
+/// One table row's cells: the three GEMMs of `m×n×k` on the same inputs, and their errors.
+fn row(ctx: &Context, (m, n, k): (usize, usize, usize), wide: bool) -> Result<Vec<String>, String> {
     let s = ctx.stream();
     let e = |x: cudarc::driver::DriverError| format!("{x:?}");
     let a = data(m * k, 2 * k as u64, wide);
@@ -82,11 +65,16 @@ fn row(ctx: &Context, (m, n, k): (usize, usize, usize), wide: bool) -> Result<St
     for precision in [Precision::Exact, Precision::Tf32x3, Precision::Tf32] {
         ctx.gemm(&Gemm::new(m, n, k).precision(precision), &da, &db, &mut c)
             .map_err(err_text)?;
-        let (max, rel) = stats(&s.clone_dtoh(&c).map_err(e)?, &reference, &magnitude);
-        cells.push(format!("{max:.2e} | {rel:.2e}"));
+        let out: Vec<f64> = s
+            .clone_dtoh(&c)
+            .map_err(e)?
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let (max, rel) = errors(&out, &reference, Some(&magnitude));
+        cells.extend([format!("{max:.2e}"), format!("{rel:.2e}")]);
     }
-    let kind = if wide { "wide" } else { "uniform" };
-    Ok(format!("| {kind} | {k} | {} |", cells.join(" | ")))
+    Ok(cells)
 }
 
 fn main() -> ExitCode {
@@ -98,23 +86,24 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    println!("| data | K | FP32 max | FP32 rel | 3xTF32 max | 3xTF32 rel | TF32 max | TF32 rel |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    let mut failed = false;
-    for wide in [false, true] {
-        for &k in &args.ks {
-            match row(&ctx, (args.m, args.n, k), wide) {
-                Ok(line) => println!("{line}"),
-                Err(e) => {
-                    println!("| {k} | error: {e} | | | | | | |");
-                    failed = true;
-                }
-            }
-        }
-    }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    let columns = [
+        "data",
+        "K",
+        "FP32 max",
+        "FP32 rel",
+        "3xTF32 max",
+        "3xTF32 rel",
+        "TF32 max",
+        "TF32 rel",
+    ];
+    let rows = [false, true].into_iter().flat_map(|wide| {
+        let kind = if wide { "wide" } else { "uniform" };
+        let ctx = &ctx;
+        let args = &args;
+        args.ks.iter().map(move |&k| {
+            let labels = vec![kind.to_string(), k.to_string()];
+            (labels, row(ctx, (args.m, args.n, k), wide))
+        })
+    });
+    print_table(&columns, rows)
 }

@@ -17,7 +17,7 @@ use clap::Parser;
 use half::f16;
 use tcgemm::{Context, Gemm, Precision};
 use tcgemm_testkit::{open_for, random_vec, Problem, Reference};
-use tcgemm_tools::{err_text, parse_args};
+use tcgemm_tools::{err_text, errors, parse_args, print_table};
 
 /// Error of FP32, mixed and f16-accumulation GEMMs of the same f16 inputs against f64, by K.
 #[derive(Parser, Debug)]
@@ -37,20 +37,8 @@ struct Args {
     device: usize,
 }
 
-/// Largest absolute error and relative Frobenius error of `out` against `reference` (NaN shows).
-fn stats(out: &[f64], reference: &[f64]) -> (f64, f64) {
-    let (mut max, mut num, mut den) = (0f64, 0f64, 0f64);
-    for (o, r) in out.iter().zip(reference) {
-        let e = (o - r).abs();
-        max = if e.is_nan() || e > max { e } else { max };
-        num += e * e;
-        den += r * r;
-    }
-    (max, (num / den).sqrt())
-}
-
-/// One table row: the three GEMMs of `m×n×k` on the same inputs, and their errors.
-fn row(ctx: &Context, (m, n, k): (usize, usize, usize)) -> Result<String, String> {
+/// One table row's cells: the three GEMMs of `m×n×k` on the same inputs, and their errors.
+fn row(ctx: &Context, (m, n, k): (usize, usize, usize)) -> Result<Vec<String>, String> {
     let s = ctx.stream();
     let e = |x: cudarc::driver::DriverError| format!("{x:?}");
     let a = random_vec::<f16>(m * k, 2 * k as u64);
@@ -79,15 +67,13 @@ fn row(ctx: &Context, (m, n, k): (usize, usize, usize)) -> Result<String, String
         .iter()
         .map(|v| v.to_f64())
         .collect();
-    let (f, mx, h) = (
-        stats(&fp32, &reference),
-        stats(&mixed, &reference),
-        stats(&acc16, &reference),
-    );
-    Ok(format!(
-        "| {k} | {:.2e} | {:.2e} | {:.2e} | {:.2e} | {:.2e} | {:.2e} |",
-        f.0, f.1, mx.0, mx.1, h.0, h.1
-    ))
+    Ok([fp32, mixed, acc16]
+        .iter()
+        .flat_map(|out| {
+            let (max, rel) = errors(out, &reference, None);
+            [format!("{max:.2e}"), format!("{rel:.2e}")]
+        })
+        .collect())
 }
 
 fn main() -> ExitCode {
@@ -99,21 +85,18 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    println!("| K | FP32 max abs | FP32 rel | mixed f16→f32 max abs | mixed rel | f16-acc max abs | f16-acc rel |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|");
-    let mut failed = false;
-    for &k in &args.ks {
-        match row(&ctx, (args.m, args.n, k)) {
-            Ok(line) => println!("{line}"),
-            Err(e) => {
-                println!("| {k} | error: {e} | | | | | |");
-                failed = true;
-            }
-        }
-    }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    let columns = [
+        "K",
+        "FP32 max abs",
+        "FP32 rel",
+        "mixed f16→f32 max abs",
+        "mixed rel",
+        "f16-acc max abs",
+        "f16-acc rel",
+    ];
+    let rows = args
+        .ks
+        .iter()
+        .map(|&k| (vec![k.to_string()], row(&ctx, (args.m, args.n, k))));
+    print_table(&columns, rows)
 }
