@@ -562,3 +562,27 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
         .unwrap();
     assert!(short_split(big, &p, context_cut(&p)(big)));
 }
+
+#[test]
+fn tf32x3_tiles_under_one_wave_give_way() {
+    // the inner problem of a 3xTF32 call on Hopper (`tf32x3::Chunk::problem`): `nt` on the TF32
+    // parts, K three times as long, the 3xTF32 kernels' math only
+    let pick = |size: usize| {
+        let g = Gemm::new(size, size, 3 * size).trans_b(true);
+        let sig = Signature {
+            maths: Some(&[Math::MmaTf32x3]),
+            ..Signature::any_math(&g, Elem::F32, Elem::F32)
+        };
+        let p = Problem::resolve(&g, sig, g.required_lens().unwrap()).unwrap();
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.block.m, s.block.n)
+    };
+    // a wave or more of 128×192 tiles (176 to 2752): the widest tile
+    for size in [2048, 3000, 4096, 8192] {
+        assert_eq!(pick(size), (128, 192), "{size}³");
+    }
+    // 1024³: 48 tiles of 128×192 (and 64 of 128×128), each cut among 2–3 CTAs by stream-K, give
+    // way to the 64×128 tile's 128, 97% of a wave unsplit
+    assert_eq!(pick(1024), (64, 128), "1024³");
+}

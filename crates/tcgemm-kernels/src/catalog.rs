@@ -123,13 +123,17 @@ rules::catalog! {
         TmaWarpSpecialized bf16_bf16      64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized tf32           64 x 128 x 32   64 x  64   8    1   28  [nn nt tn tt],
         // sm_90a, the products of Precision::Tf32x3 (on TF32 parts of the operands, K three times
-        // as long): the TF32 tiles above whose consumers add each k-tile's accumulation into
-        // registers of their own (`WgmmaInput::ADD_K_TILES`), so the tensor core's truncating
-        // accumulation spans 32 k, not all of k. 128×128 and 64-row tiles only: a 128×256
-        // consumer's 128 accumulators twice do not fit its 232 registers. Candidates for 3xTF32
-        // calls alone (their own `Math`), whose parts the split writes K-major (`nt`) in every
-        // layout: staged (producer-transposed) `nn`/`tn`/`tt` ran 0.57–0.73× `nt`
-        // (docs/f32-log.md).
+        // as long): the TF32 tiles above whose consumers add each span of k-tiles' accumulation
+        // into registers of their own (`WgmmaInput::ADD_K_TILES`), so the tensor core's
+        // truncating accumulation spans 128 k, not all of k. A consumer holds its accumulators
+        // twice: 128×192 (`m64n192`, 2 × 96 of its 232 registers) is the widest tile that fits
+        // (128×256 would need 2 × 128); it runs up to 1.3× the 128×128 tile on large products (H200,
+        // docs/f32-log.md, attempt 5) and spills a few bytes outside its k-loop
+        // (`tcgemm_build::ptxas::SPILLS_ALLOWED`). Under one wave of its tiles it gives way
+        // (`dispatch::fill_percent`). Candidates for 3xTF32 calls alone (their own `Math`), whose
+        // parts the split writes K-major (`nt`) in every layout: staged (producer-transposed)
+        // `nn`/`tn`/`tt` ran 0.57–0.73× `nt` (docs/f32-log.md).
+        TmaWarpSpecialized tf32x3        128 x 192 x 32   64 x 192   5    1   30  [nt],
         TmaWarpSpecialized tf32x3        128 x 128 x 32   64 x 128   6    1   29  [nt],
         TmaWarpSpecialized tf32x3         64 x 128 x 32   64 x  64   8    1   28  [nt],
         // sm_90a, TF32 with A stored M-major: the consumers read A into registers (`wgmma` with A
@@ -255,7 +259,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
-        assert_eq!(count(Family::TmaWarpSpecialized), 62);
+        assert_eq!(count(Family::TmaWarpSpecialized), 63);
         assert_eq!(count(Family::TmaRegisterA), 6);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));

@@ -1,6 +1,6 @@
 //! Writer of a consumer warpgroup's `wgmma` accumulators (sm_90a): a `64×N` tile (`N` = 256 for
-//! `m64n256`, 128 for `m64n128`, 64 for `m64n64`; `N / 2` f32 accumulators per thread), 16 bytes
-//! per store.
+//! `m64n256`, 192 for `m64n192`, 128 for `m64n128`, 64 for `m64n64`; `N / 2` f32 accumulators per
+//! thread), 16 bytes per store.
 //!
 //! Thread `(g, q)` (`g` = lane/4, `q` = lane%4) of the warpgroup's warp `w` holds, for each 8-column
 //! block `j`, columns `8j + 2q, +1` of rows `row0` and `row0 + ROW_STEP` as `d[4j..4j+4]`: rows
@@ -52,7 +52,7 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 }
 
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
-/// 128 (`m64n256`), 64 (`m64n128`) or 32 (`m64n64`); rows `row0`, `row0 + ROW_STEP`, columns
+/// 128 (`m64n256`), 96 (`m64n192`), 64 (`m64n128`) or 32 (`m64n64`); rows `row0`, `row0 + ROW_STEP`, columns
 /// `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32 output after one pair swap per quad
 /// (4 consecutive columns per lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
 /// [`store_pairs`](super::fragment::store_pairs)) after the quad's word transpose (8 consecutive
@@ -71,14 +71,18 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
 ) {
     const {
         assert!(
-            ACC == 128 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n128, m64n64"
+            ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
         )
     };
     if ACC == 128 {
         // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
         store_rows_n256::<O, ROW_STEP>(p, d, gc, row0, col0, q);
+    } else if ACC == 96 {
+        // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
+        store_rows_n192::<O, ROW_STEP>(p, d, gc, row0, col0, q);
     } else if ACC == 64 {
         // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
@@ -112,14 +116,18 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
 ) {
     const {
         assert!(
-            ACC == 128 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n128, m64n64"
+            ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
         )
     };
     if ACC == 128 {
         // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
         store_rows_transposed_n256(p, d, gc, row0, col0, lane);
+    } else if ACC == 96 {
+        // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
+        store_rows_transposed_n192(p, d, gc, row0, col0, lane);
     } else if ACC == 64 {
         // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
@@ -309,6 +317,13 @@ store_rows_fn!(
         25, 26, 27, 28, 29, 30, 31
     ],
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+);
+store_rows_fn!(
+    store_rows_n192,
+    store_rows_transposed_n192,
+    96,
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 );
 store_rows_fn!(
     store_rows_n128,

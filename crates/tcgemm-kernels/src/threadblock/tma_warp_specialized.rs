@@ -2,8 +2,8 @@
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
 //! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
 //!
-//! Block tile 128×BN (BN = 256 or 128) or 64×128 of one 128-byte swizzle row of k (64 16-bit or
-//! 32 tf32 elements), any layout:
+//! Block tile 128×BN (BN = 256, 192 or 128) or 64×128 of one 128-byte swizzle row of k (64 16-bit
+//! or 32 tf32 elements), any layout:
 //! a K-major operand (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an
 //! MN-major one as boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its
 //! descriptor steps 1024 B per 8 k-rows and one box per 64 MN-elements):
@@ -80,7 +80,7 @@ use {
     crate::params::{flags, GemmParams},
     crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
-        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, N128, N256, N64,
+        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, N128, N192, N256, N64,
         SLICE_BYTES,
     },
     crate::warp::wgmma_register_a::{fragment_row, load_k_tile},
@@ -96,7 +96,10 @@ use {
 /// k-tiles whose `wgmma` accumulation a 3xTF32 consumer adds into its registers at once
 /// ([`WgmmaInput::ADD_K_TILES`]): 4 (128 k, 16 steps of the tensor core's truncating sum) keeps
 /// 3xTF32's error at exact FP32's (docs/f32-log.md); each span ends in a wait for all of the
-/// consumer's `wgmma`s, which 1 k-tile paid on every k-tile.
+/// consumer's `wgmma`s, which 1 k-tile paid on every k-tile. Measured on the H200 (session 15): 2
+/// k-tiles gave 0.6 of 4's error at 0.91× its speed (4096³); offsetting the two consumers' spans
+/// by half a span, so that they do not wait at the same k-tile, gained nothing; two accumulator
+/// sets in turn made ptxas serialize every `wgmma` (C7520).
 pub const ADD_SPAN: u32 = 4;
 
 /// A TF32 operand stored MN-major (which `wgmma .tf32` cannot read) is *staged*: TMA writes it as
@@ -146,9 +149,10 @@ pub unsafe fn gemm<
     const {
         assert!(
             consumer_width(BM, BN) == N256
+                || consumer_width(BM, BN) == N192
                 || consumer_width(BM, BN) == N128
                 || consumer_width(BM, BN) == N64,
-            "wgmma widths: m64n256, m64n128, m64n64"
+            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
         )
     };
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
@@ -175,6 +179,7 @@ pub unsafe fn gemm<
     }
     match consumer_width(BM, BN) {
         N256 => body!(N256),
+        N192 => body!(N192),
         N128 => body!(N128),
         _ => body!(N64),
     }

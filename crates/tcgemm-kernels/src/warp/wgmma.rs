@@ -13,6 +13,8 @@ pub const SLICE_BYTES: u32 = 32;
 
 /// N of `wgmma.m64n256`, the wide instruction a consumer warpgroup can issue.
 pub const N256: u32 = 256;
+/// N of `wgmma.m64n192`.
+pub const N192: u32 = 192;
 /// N of `wgmma.m64n128`.
 pub const N128: u32 = 128;
 /// N of `wgmma.m64n64`, the narrowest a consumer issues.
@@ -40,7 +42,8 @@ pub trait WgmmaInput {
     /// tensor core, whose accumulation truncates at every step ([`WgmmaTf32x3`]).
     const ADD_K_TILES: bool = false;
     /// `d (+)= A·B` for one 64×N×(32 bytes of k) slice with `ACC = N / 2` accumulators per thread:
-    /// `m64n256` (`ACC` = 128), `m64n128` (64) or `m64n64` (32); `TA`/`TB`: operand MN-major.
+    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n128` (64) or `m64n64` (32); `TA`/`TB`:
+    /// operand MN-major.
     ///
     /// # Safety
     /// As [`wgmma::m64n256k16_f32_f16`].
@@ -62,21 +65,25 @@ pub struct WgmmaTf32;
 /// ([`WgmmaInput::ADD_K_TILES`]): the products of `Precision::Tf32x3`.
 pub struct WgmmaTf32x3;
 
-/// Calls `$n256` (`m64n256`), `$n128` (`m64n128`) or `$n64` (`m64n64`) with `$d: &mut [f32; ACC]`
-/// seen as the array of that instruction, then `$args`; `ACC` (128, 64 or 32) is the const generic
-/// of the function the macro is expanded in.
+/// Calls `$n256` (`m64n256`), `$n192` (`m64n192`), `$n128` (`m64n128`) or `$n64` (`m64n64`)
+/// with `$d: &mut [f32; ACC]` seen as the array of that instruction, then `$args`; `ACC` (128, 96,
+/// 64 or 32) is the const generic of the function the macro is expanded in.
 macro_rules! by_width {
-    ($d:ident, $n256:expr, $n128:expr, $n64:expr, $($args:expr),+) => {{
+    ($d:ident, $n256:expr, $n192:expr, $n128:expr, $n64:expr, $($args:expr),+) => {{
         const {
             assert!(
-                ACC == 128 || ACC == 64 || ACC == 32,
-                "wgmma widths: n256 (128 accumulators), n128 (64), n64 (32)"
+                ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
+                "wgmma widths: n256 (128 accumulators), n192 (96), n128 (64), n64 (32)"
             )
         };
         if ACC == 128 {
             // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch (same type, same borrow).
             let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 128]>() };
             $n256(d, $($args),+)
+        } else if ACC == 96 {
+            // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch (same type, same borrow).
+            let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 96]>() };
+            $n192(d, $($args),+)
         } else if ACC == 64 {
             // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch (same type, same borrow).
             let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 64]>() };
@@ -89,9 +96,9 @@ macro_rules! by_width {
     }};
 }
 
-/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n128` and `$n64`.
+/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n192`, `$n128` and `$n64`.
 macro_rules! wgmma_input16 {
-    ($t:ty, $n256:path, $n128:path, $n64:path) => {
+    ($t:ty, $n256:path, $n192:path, $n128:path, $n64:path) => {
         impl WgmmaInput for $t {
             const EB: u32 = 2;
             const MN_MAJOR_OK: bool = true;
@@ -102,7 +109,7 @@ macro_rules! wgmma_input16 {
                 db: u64,
                 accumulate: bool,
             ) {
-                by_width!(d, $n256, $n128, $n64, da, db, accumulate)
+                by_width!(d, $n256, $n192, $n128, $n64, da, db, accumulate)
             }
         }
     };
@@ -111,12 +118,14 @@ macro_rules! wgmma_input16 {
 wgmma_input16!(
     WgmmaF16,
     wgmma::m64n256k16_f32_f16::<TA, TB>,
+    wgmma::m64n192k16_f32_f16::<TA, TB>,
     wgmma::m64n128k16_f32_f16::<TA, TB>,
     wgmma::m64n64k16_f32_f16::<TA, TB>
 );
 wgmma_input16!(
     WgmmaBf16,
     wgmma::m64n256k16_f32_bf16::<TA, TB>,
+    wgmma::m64n192k16_f32_bf16::<TA, TB>,
     wgmma::m64n128k16_f32_bf16::<TA, TB>,
     wgmma::m64n64k16_f32_bf16::<TA, TB>
 );
@@ -134,6 +143,7 @@ impl WgmmaInput for WgmmaTf32 {
         by_width!(
             d,
             wgmma::m64n256k8_f32_tf32,
+            wgmma::m64n192k8_f32_tf32,
             wgmma::m64n128k8_f32_tf32,
             wgmma::m64n64k8_f32_tf32,
             da,
@@ -161,7 +171,7 @@ impl WgmmaInput for WgmmaTf32x3 {
 
 /// `d (+)= A·B` for one 64×N×k8 TF32 slice with A from registers (the thread's fragment `a`, see
 /// [`wgmma_register_a`](super::wgmma_register_a)) and B K-major at descriptor `db`: `m64n256`
-/// (`ACC` = 128), `m64n128` (64) or `m64n64` (32).
+/// (`ACC` = 128), `m64n192` (96), `m64n128` (64) or `m64n64` (32).
 ///
 /// # Safety
 /// As [`wgmma::m64n256k8_f32_tf32_rs`].
@@ -175,6 +185,7 @@ pub unsafe fn tf32_register_a<const ACC: usize>(
     by_width!(
         d,
         wgmma::m64n256k8_f32_tf32_rs,
+        wgmma::m64n192k8_f32_tf32_rs,
         wgmma::m64n128k8_f32_tf32_rs,
         wgmma::m64n64k8_f32_tf32_rs,
         a,
@@ -184,8 +195,8 @@ pub unsafe fn tf32_register_a<const ACC: usize>(
 }
 
 /// Issues the `wgmma`s of one k-tile with the kind `$t`: `$slices` slices of [`SLICE_BYTES`] of k
-/// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 64 for `m64n128`, 32
-/// for `m64n64`), A's 64 rows at `$a0`, B's `2·ACC` rows (or columns) at `$b0`;
+/// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 96 for `m64n192`, 64 for
+/// `m64n128`, 32 for `m64n64`), A's 64 rows at `$a0`, B's `2·ACC` rows (or columns) at `$b0`;
 /// `$mn_a`/`$mn_b`: the operand is MN-major in shared memory, in boxes `$mn_box_bytes` apart,
 /// whose 16 k-rows of a slice are `$mn_slice_bytes` apart. `$accumulate`: add to `$d` (else the
 /// first slice overwrites it). Fenced before, committed as one group after.
