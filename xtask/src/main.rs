@@ -22,6 +22,7 @@ commands:
   ptx-check               build from source and fail when the result differs from ptx/
   ptx-report [--kept]     ptxas -v figures per kernel (registers, spills, stack, shared memory) of a
                           fresh build (or of ptx/ with --kept); fails when anything spills or has a stack frame
+                          (beyond SPILLS_ALLOWED) or ptxas serialized its wgmma
   images                  assemble the kept PTX with the pinned ptxas for every shipped architecture
                           and update the kept machine code in images/
   images-check            fail when images/ differs from what the pinned ptxas makes of ptx/
@@ -256,7 +257,10 @@ fn cmd_ptx_report(root: &Path, kept: bool) -> Result<(), String> {
     if bad.is_empty() {
         Ok(())
     } else {
-        Err(format!("spills or stack frames in: {}", bad.join(", ")))
+        Err(format!(
+            "spills, stack frames or serialized wgmma in: {}",
+            bad.join(", ")
+        ))
     }
 }
 
