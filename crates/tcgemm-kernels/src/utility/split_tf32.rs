@@ -15,7 +15,9 @@
 #[cfg(target_arch = "nvptx64")]
 use {
     crate::arch::convert::f32_to_tf32_rna,
-    crate::arch::global::{ld_global_nc_u32, st_global_u32, to_global},
+    crate::arch::global::{
+        ld_global_nc_u32, ld_global_nc_v4_f32, st_global_u32, st_global_v4_u32, to_global,
+    },
     crate::arch::smem::{base, ld_shared_u32, st_shared_u32},
     crate::arch::sync::sync_threads,
     crate::params::SplitParams,
@@ -61,6 +63,13 @@ pub fn split(x: u32, rna: impl Fn(u32) -> u32) -> (u32, u32) {
 
 /// Splits `p`'s elements into their three parts.
 ///
+/// Each thread moves 4 consecutive elements per tile: it reads them along the source's contiguous
+/// dimension (row `tid / 8` of the tile's 32, elements `4·(tid % 8)..+4`) with one 16-byte load
+/// where the source is 16-byte aligned and the 4 lie in range (else one load each), and writes 4
+/// consecutive k of one row of each part with one 16-byte store where the parts are aligned
+/// (else one store each). (One 4-byte access per element, as first written, issued ~20 cycles per
+/// instruction at full occupancy and reached 55% of the H200's DRAM bandwidth: docs/f32-log.md.)
+///
 /// # Safety
 /// Launched with [`THREADS`] threads and [`SMEM_BYTES`] of dynamic shared memory; every element
 /// of the source layout lies in a readable buffer that no thread writes during the kernel, every
@@ -71,49 +80,85 @@ pub unsafe fn tf32x3(p: &SplitParams, tid: u32, bid: u32, grid: u32, item: u32, 
     let (src, dst) = (to_global(p.src), to_global(p.dst));
     let tile = u64::from(TILE);
     let (k_tiles, w_tiles) = (p.k.div_ceil(tile), p.width.div_ceil(tile));
-    let (tx, ty) = (u64::from(tid % TILE), u64::from(tid / TILE));
-    let rows = u64::from(THREADS / TILE);
+    // this thread's row of the tile and first of its 4 elements along it
+    let (r, c) = (u64::from(tid / 8), u64::from(tid % 8) * 4);
     // the tile: element (w, k) at row w, column k, rows TILE + 1 apart
     let at = |w: u64, k: u64| base() + ((w * (tile + 1) + k) * 4) as u32;
     let rna = |v: u32| f32_to_tf32_rna(f32::from_bits(v));
     let part = p.part_stride * 4;
+    // 16-byte accesses: every row and item start aligned (`& 15` as measured: `%` adds a
+    // zero-divisor test)
+    let vector_src = (p.src | (p.src_ld * 4) | (p.src_stride * 4)) & 15 == 0;
+    let vector_dst = (p.dst | (p.dst_ld * 4) | (p.dst_stride * 4) | part) & 15 == 0;
     let mut z = u64::from(item);
     while z < p.batch {
         let (s_item, d_item) = (src + z * p.src_stride * 4, dst + z * p.dst_stride * 4);
         let mut t = u64::from(bid);
         while t < k_tiles * w_tiles {
             let (k0, w0) = ((t % k_tiles) * tile, (t / k_tiles) * tile);
-            // read along the source's contiguous dimension: tx steps k (K-major) or w
-            let mut r = ty;
-            while r < tile {
-                let (w, k) = if p.src_k_major != 0 {
-                    (w0 + r, k0 + tx)
-                } else {
-                    (w0 + tx, k0 + r)
-                };
-                if w < p.width && k < p.k {
-                    let addr = if p.src_k_major != 0 {
-                        s_item + (w * p.src_ld + k) * 4
+            // read along the source's contiguous dimension: row r of the tile along k (K-major)
+            // or along w; (w, k) of element e = 0..4
+            let k_major = p.src_k_major != 0;
+            let (w, k, along, extent) = if k_major {
+                (w0 + r, k0 + c, k0 + c, p.k)
+            } else {
+                (w0 + c, k0 + r, w0 + c, p.width)
+            };
+            let (row_ok, row_ld) = if k_major {
+                (w < p.width, w * p.src_ld + k)
+            } else {
+                (k < p.k, k * p.src_ld + w)
+            };
+            if row_ok {
+                let addr = s_item + row_ld * 4;
+                let put = |e: u64, v: u32| {
+                    if k_major {
+                        st_shared_u32(at(r, c + e), v);
                     } else {
-                        s_item + (k * p.src_ld + w) * 4
-                    };
-                    st_shared_u32(at(w - w0, k - k0), ld_global_nc_u32(addr));
+                        st_shared_u32(at(c + e, r), v);
+                    }
+                };
+                if vector_src && along + 4 <= extent {
+                    let v = ld_global_nc_v4_f32(addr);
+                    unroll!(e in [0, 1, 2, 3] {
+                        put(e as u64, v[e as usize].to_bits());
+                    });
+                } else {
+                    unroll!(e in [0, 1, 2, 3] {
+                        let e = e as u64;
+                        if along + e < extent {
+                            put(e, ld_global_nc_u32(addr + 4 * e));
+                        }
+                    });
                 }
-                r += rows;
             }
             sync_threads();
-            // write along k: tx steps k
-            let mut r = ty;
-            while r < tile {
-                let (w, k) = (w0 + r, k0 + tx);
-                if w < p.width && k < p.k {
-                    let (hi, lo) = split(ld_shared_u32(at(r, tx)), rna);
-                    let d = d_item + (w * p.dst_ld + k) * 4;
-                    st_global_u32(d, hi);
-                    st_global_u32(d + part, if p.low_part == 1 { lo } else { hi });
-                    st_global_u32(d + 2 * part, if p.low_part == 2 { lo } else { hi });
+            // write along k: row r of the tile, k0 + c..+4
+            let (w, k) = (w0 + r, k0 + c);
+            if w < p.width && k < p.k {
+                let d = d_item + (w * p.dst_ld + k) * 4;
+                let mut hi = [0u32; 4];
+                let mut lo = [0u32; 4];
+                unroll!(e in [0, 1, 2, 3] {
+                    let e = e as usize;
+                    (hi[e], lo[e]) = split(ld_shared_u32(at(r, c + e as u64)), rna);
+                });
+                let part1 = if p.low_part == 1 { lo } else { hi };
+                let part2 = if p.low_part == 2 { lo } else { hi };
+                if vector_dst && k + 4 <= p.k {
+                    st_global_v4_u32(d, hi);
+                    st_global_v4_u32(d + part, part1);
+                    st_global_v4_u32(d + 2 * part, part2);
+                } else {
+                    unroll!(e in [0, 1, 2, 3] {
+                        let (e, i) = (e as u64, e as usize);
+                        if k + e < p.k {
+                            st_global_u32(d + 4 * e, hi[i]);
+                            st_global_u32(d + part + 4 * e, part1[i]);
+                            st_global_u32(d + 2 * part + 4 * e, part2[i]);
+                        }
+                    });
                 }
-                r += rows;
             }
             // the tile is read before the next one is written
             sync_threads();
