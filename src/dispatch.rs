@@ -161,10 +161,10 @@ impl KSplit {
 /// - a persistent kernel: every wave (`work / (⌈work / SMs⌉ · SMs)`, each CTA looping over work
 ///   items: the last wave's idle SMs cost as much as the first's), or 100 under stream-K, which
 ///   evens out the waves. Except the 3xTF32 kernels ([`Math::MmaTf32x3`]) with fewer work items
-///   than SMs: there stream-K cuts every tile's k-loop among 3 or more CTAs, and their fill
+///   than SMs: there stream-K cuts every tile's k-loop among two or more CTAs, and their fill
 ///   counts as their items' (H200, 3xTF32 1024³: the 128×192 tile's 48 items streamed ran
-///   32.5 TFLOPS against the 128×128 tile's 39.0, docs/f32-log.md attempt 5; the other maths'
-///   tiles were not measured so).
+///   32.5 TFLOPS against the 128×128 tile's 39.0 and the 64×128 tile's 128 unsplit 42.0,
+///   docs/f32-log.md attempt 5c; the other maths' tiles were not measured so).
 pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
     let blocks = p
         .tiles(spec.c_tile())

@@ -127,8 +127,8 @@ rules::catalog! {
         // into registers of their own (`WgmmaInput::ADD_K_TILES`), so the tensor core's
         // truncating accumulation spans 128 k, not all of k. A consumer holds its accumulators
         // twice: 128×192 (`m64n192`, 2 × 96 of its 232 registers) is the widest tile that fits
-        // (128×256 would need 2 × 128); it runs up to 1.3× the 128×128 tile on large products (H200,
-        // docs/f32-log.md, attempt 5) and spills a few bytes outside its k-loop
+        // (128×256 would need 2 × 128); it runs up to 1.3× the 128×128 tile on large products
+        // (H200, docs/f32-log.md attempt 5c) and spills a few bytes outside its k-loop
         // (`tcgemm_build::ptxas::SPILLS_ALLOWED`). Under one wave of its tiles it gives way
         // (`dispatch::fill_percent`). Candidates for 3xTF32 calls alone (their own `Math`), whose
         // parts the split writes K-major (`nt`) in every layout: staged (producer-transposed)

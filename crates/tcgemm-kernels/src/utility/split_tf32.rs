@@ -67,8 +67,8 @@ pub fn split(x: u32, rna: impl Fn(u32) -> u32) -> (u32, u32) {
 /// dimension (row `tid / 8` of the tile's 32, elements `4·(tid % 8)..+4`) with one 16-byte load
 /// where the source is 16-byte aligned and the 4 lie in range (else one load each), and writes 4
 /// consecutive k of one row of each part with one 16-byte store where the parts are aligned
-/// (else one store each). (One 4-byte access per element, as first written, issued ~20 cycles per
-/// instruction at full occupancy and reached 55% of the H200's DRAM bandwidth: docs/f32-log.md.)
+/// (else one store each). Measured on the H200 (docs/f32-log.md attempt 6): 73% of its DRAM
+/// bandwidth, where one 4-byte access per element was bound by instruction issue at 55%.
 ///
 /// # Safety
 /// Launched with [`THREADS`] threads and [`SMEM_BYTES`] of dynamic shared memory; every element
