@@ -64,9 +64,9 @@ fn check(ctx: &Context, rng: &mut Rng, label: &str, p: Problem) -> Report {
     report
 }
 
-/// Odd sizes, padded leading dimensions with beta, offset views, an odd batch stride and a B
-/// broadcast over the batch, in layout `(ta, tb)`; and two calls with few rows or columns of C,
-/// which run exact FP32.
+/// Odd sizes, padded leading dimensions with beta, offset views, aligned rows of odd extents, an
+/// odd batch stride and a B broadcast over the batch, in layout `(ta, tb)`; and two calls with
+/// few rows or columns of C, which run exact FP32.
 fn problems(ta: bool, tb: bool) -> Vec<(&'static str, Problem)> {
     let p = |m: usize, n: usize, k: usize| Problem::new(m, n, k).trans(ta, tb);
     vec![
@@ -77,6 +77,12 @@ fn problems(ta: bool, tb: bool) -> Vec<(&'static str, Problem)> {
             p(256, 384, 1000).pad_ld(3, 1, 5).scale(0.75, -1.5),
         ),
         ("offset views", p(300, 264, 301).offsets(1, 3, 2)),
+        // rows 16-byte aligned but 2 elements short of a multiple of 4: the split's 16-byte
+        // loads with a ragged last group
+        (
+            "aligned rows, ragged ends",
+            p(258, 262, 266).pad_ld(2, 2, 2),
+        ),
         (
             "odd batch strides",
             p(256, 272, 200).batched(5).pad_strides(1, 7, 3),
