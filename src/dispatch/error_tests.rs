@@ -5,21 +5,23 @@ use super::*;
 use crate::test_support::{problem, table};
 use tcgemm_kernels::config::KERNELS;
 
+/// The error a precision the inputs do not have gives.
+fn is_invalid_precision(err: &Error) -> bool {
+    matches!(
+        err,
+        Error::InvalidArgument {
+            what: "precision",
+            ..
+        }
+    )
+}
+
 #[test]
 fn f16_accumulation_with_other_inputs_is_an_invalid_precision() {
     for e in [Elem::F32, Elem::Bf16] {
         for tf32 in [false, true] {
             let err = maths_for(e, Precision::F16Accumulate, tf32).unwrap_err();
-            assert!(
-                matches!(
-                    err,
-                    Error::InvalidArgument {
-                        what: "precision",
-                        ..
-                    }
-                ),
-                "{err}"
-            );
+            assert!(is_invalid_precision(&err), "{err}");
             assert!(err.to_string().contains("F16Accumulate"), "{err}");
         }
     }
@@ -34,16 +36,7 @@ fn f16_accumulation_with_other_inputs_is_an_invalid_precision() {
     ] {
         let g = Gemm::new(8, 8, 8).precision(p);
         let err = signature(KERNELS, &g, input, Elem::F32, true).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                Error::InvalidArgument {
-                    what: "precision",
-                    ..
-                }
-            ),
-            "{p:?} with {input:?}: {err}"
-        );
+        assert!(is_invalid_precision(&err), "{p:?} with {input:?}: {err}");
     }
 }
 
