@@ -220,7 +220,7 @@ fn buffers_of_another_device_are_rejected() {
         "allocated in the context of device 1",
     );
     assert_invalid(
-        ctx.gemm_with_kernel("sgemm_nn_128x128x8_t8x8_s2", &g, &fa, &b, &mut c),
+        ctx.gemm_with_kernel("sgemm_nn_128x128x16_t8x8_s3", &g, &fa, &b, &mut c),
         "a",
         "allocated in the context of device 1",
     );
@@ -264,7 +264,7 @@ fn kernels_forced_by_name_are_checked_against_the_call() {
         "matching element types",
     );
     assert_invalid(
-        run("sgemm_nt_128x128x8_t8x8_s2", &g),
+        run("sgemm_nt_128x128x16_t8x8_s3", &g),
         "kernel",
         "for this layout",
     );
@@ -272,7 +272,7 @@ fn kernels_forced_by_name_are_checked_against_the_call() {
     assert_invalid(run("convert_f32_to_f16", &g), "kernel", "not a GEMM kernel");
     // The name is checked before the buffers: a valid name with short buffers fails on them.
     assert_invalid(
-        run("sgemm_nn_128x128x8_t8x8_s2", &Gemm::new(9, 8, 8)),
+        run("sgemm_nn_128x128x16_t8x8_s3", &Gemm::new(9, 8, 8)),
         "a",
         "buffer A holds 64",
     );
@@ -401,7 +401,7 @@ fn rejected_calls_launch_nothing() {
         "overlap",
     );
     assert_invalid(
-        ctx.gemm_with_kernel("sgemm_nt_128x128x8_t8x8_s2", &g, &a, &b, &mut c),
+        ctx.gemm_with_kernel("sgemm_nt_128x128x16_t8x8_s3", &g, &a, &b, &mut c),
         "kernel",
         "for this layout",
     );

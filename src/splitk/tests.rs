@@ -129,7 +129,7 @@ fn large_squares_batches_and_trivial_calls_do_not_split() {
     for name in [
         "f16_f16_nn_128x256x32_w64x64_s4",
         "f16_f32_nn_64x64x32_w16x32_s4",
-        "sgemm_nn_128x128x8_t8x8_s2",
+        "sgemm_nn_128x128x16_t8x8_s3",
         "tf32_nn_128x128x32_w64x32_s3",
     ] {
         for g in [
@@ -178,7 +178,7 @@ fn only_calls_that_leave_sms_idle_with_a_long_k_split() {
         !plan(f16_128, &Gemm::new(1921, 1023, 517)).split.is_split(),
         "K = 517 is short"
     );
-    let sgemm = "sgemm_nn_128x128x8_t8x8_s2";
+    let sgemm = "sgemm_nn_128x128x16_t8x8_s3";
     let p = plan(sgemm, &Gemm::new(1024, 1024, 1024));
     assert_eq!(
         (p.split.slices, p.split.kslice),

@@ -32,11 +32,8 @@ rules::catalog! {
     gemm {
         // family          precision     block           warp       st b/SM rank  layouts
         //
-        // CUDA cores. 2 blocks/SM caps registers at 128; `tn` (both operands contiguous along M/N,
-        // so both carry 64-bit k-strides) needs 141 and spills 44 B under that cap, but runs 1.2×
-        // as fast as at 1 block/SM without spills (H200 4096³: 38.1 vs 31.4 TFLOPS): 2 blocks/SM,
-        // its spill allowed (`tcgemm_build::ptxas::SPILLS_ALLOWED`).
-        CudaCore           f32           128 x 128 x  8    8 x   8   2    2   10  [nn nt tn tt],
+        // CUDA cores: 8×8 per thread, a 3-stage cp.async pipeline, 2 blocks/SM (128 registers).
+        CudaCore           f32           128 x 128 x 16    8 x   8   3    2   10  [nn nt tn tt],
         // CUDA cores, few rows of C (LLM decode, m ≤ 32: bound by reading B once). Per-thread tile
         // TM×TN over all of a warp's rows; 4 warps split each k-tile (8 k each). Ranks below the
         // 128×128 tile's, rising with BM: dispatch takes these where that tile is mostly padding,

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use tcgemm_kernels::config::{find_kernel, KERNELS};
-//! let k = find_kernel("sgemm_nn_128x128x8_t8x8_s2").unwrap();
+//! let k = find_kernel("sgemm_nn_128x128x16_t8x8_s3").unwrap();
 //! assert_eq!(k.threads, 256);
 //! assert!(KERNELS.len() >= 4);
 //! ```

@@ -27,6 +27,7 @@ macro_rules! gemm_entry {
                     { S.block.k },
                     { S.warp.m },
                     { S.warp.n },
+                    { S.stages },
                 >
             );
         };

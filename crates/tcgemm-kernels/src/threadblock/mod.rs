@@ -4,7 +4,7 @@
 //!
 //! Each family's module is compiled on the host too, for the rules the kernel table is computed
 //! with: its `smem_bytes` (the dynamic shared memory its body lays out) and its `threads`.
-//! - [`cuda_core`]: FP32 on CUDA cores, register-staged two-stage pipeline;
+//! - [`cuda_core`]: FP32 on CUDA cores, `cp.async` multistage pipeline, fragments double-buffered;
 //! - [`cuda_core_multistage`]: FP32 on CUDA cores for few rows of C, `cp.async` multistage
 //!   pipeline, warps splitting each k-tile;
 //! - [`mma_sync_seed`]: the seed TF32 kernel, kept as the named baseline;
