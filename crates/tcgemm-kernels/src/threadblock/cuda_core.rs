@@ -6,7 +6,8 @@
 //! (N) grid of `32×64` warp tiles. In a warp, lane `l = 8·lrow + lcol` owns rows
 //! `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}` (s ∈ {0,1}, i, j ∈ 0..4) of the warp
 //! tile: each `ld.shared.v4` of A touches 4 distinct 16-byte words and each one of B 8 — one
-//! shared-memory wavefront each, no bank conflicts. Per k: four such loads, 64 FMAs.
+//! shared-memory wavefront each, no bank conflicts. Per k: four such loads, 64 FMAs (in
+//! serpentine order, see `multiply`).
 //!
 //! Shared layout per stage: A as `BK × (BM+4)` floats, then B as `BK × (BN+4)` (both r-contiguous,
 //! so a thread's 4 rows or columns of one k are one 16-byte load). An operand contiguous along M/N
@@ -253,12 +254,16 @@ pub unsafe fn gemm<
     store_thread_tile(p, &acc, gc, tile.m0 + a_row0, tile.n0 + b_col0);
 }
 
-/// `acc += a ⊗ b`: one k-step's 64 FMAs.
+/// `acc += a ⊗ b`: one k-step's 64 FMAs, in serpentine order (row `i` walks its columns forwards
+/// for even `i`, backwards for odd), so consecutive FMAs share an `a` or a `b` register at every
+/// turn: 4–9% faster than row by row on the H200 (fewer register-bank dispatch stalls;
+/// docs/kernel-log.md).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn multiply(acc: &mut [[f32; 8]; 8], (a, b): &([f32; 8], [f32; 8])) {
     for i in 0..8 {
-        for j in 0..8 {
+        for jj in 0..8 {
+            let j = if i % 2 == 0 { jj } else { 7 - jj };
             acc[i][j] = fma_rn_f32(a[i], b[j], acc[i][j]);
         }
     }

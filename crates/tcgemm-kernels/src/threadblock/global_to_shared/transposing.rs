@@ -6,7 +6,8 @@
 //! Thread `t` copies k indices `t % 8 + 8·j` (`j` in `0..BK/8`) of rows `t / 8 + i·THREADS/8`
 //! (`i` in `0..8·R/THREADS`): per instruction a warp reads 4 rows × 8 consecutive floats (one
 //! 32-byte sector each) and writes `4·k + r` (mod 32) = 32 distinct banks (rows `R + RPAD ≡ 4`
-//! floats apart). A thread's k indices of one row are immediate offsets of one address, so an
+//! floats apart; ncu still counts one shared wavefront per 32-byte sector read, 4 per
+//! instruction). A thread's k indices of one row are immediate offsets of one address, so an
 //! interior k-tile costs one 64-bit add per row and one `cp.async` per element, with no registers
 //! held while the copy is in flight.
 //!
