@@ -39,7 +39,6 @@ pub struct TransposingCopy {
 impl TransposingCopy {
     /// Per-thread state for an `R × BK` tile at row `r0` of a k-contiguous operand with `rows`
     /// rows, inner dimension `k` and leading dimension `ld` (floats).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn new<const R: u32, const BK: u32, const RPAD: u32, const THREADS: u32>(
         base: u64,
