@@ -150,6 +150,7 @@ pub unsafe fn gemm<
         )
     };
     const { assert!(BK.is_multiple_of(8) && STAGES >= 2) };
+    const { assert!(threads(GemmShape::new(BM, BN, BK), GemmShape::new(TM, TN, 1)) == THREADS) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;

@@ -13,7 +13,7 @@
 //!   every k-tile (few live registers; 32-bit elements). The seed and multistage TF32 kernels.
 //! - [`precomputed`]: `cp.async`, every per-thread address, stride and predicate computed once per
 //!   block, so an interior k-tile costs one add and one `cp.async` per chunk (any element width).
-//!   The multistage 16-bit kernels.
+//!   The multistage 16-bit kernels, the CUDA-core kernels' M/N-contiguous operands.
 //! - [`transposing`]: `cp.async` of single f32 elements from a k-contiguous operand into an
 //!   r-contiguous tile (`smem[k][R + RPAD]`), addresses computed once per block. The CUDA-core
 //!   128×128 kernels, whose thread tiles read both operands along M/N.
