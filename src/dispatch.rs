@@ -232,10 +232,14 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///    a kernel that keeps at least 75% of the SMs busy beats one that does not, whatever their
 ///    ranks; among kernels that all fall short, the fuller one;
 /// 2. with `sm_count`, less area lost to padding ([`padding_class`]);
-/// 3. `rank`;
-/// 4. the math that comes first in the problem's accepted list (TF32 before FFMA when TF32 is
+/// 3. with `sm_count`, among persistent kernels, the model's time class ([`cost`]: waves or
+///    stream-K's shares of them, times the tile's steady rate; compared within one math, in
+///    classes of 4%), persistent kernels before the others;
+/// 4. among persistent kernels of one time class, an uncut schedule (no stream-K, no k-slices);
+/// 5. `rank`;
+/// 6. the math that comes first in the problem's accepted list (TF32 before FFMA when TF32 is
 ///    allowed);
-/// 5. table order.
+/// 7. table order.
 ///
 /// The thread-copy kernels ([`Family::LdgWarpSpecialized`]) are candidates only where TMA cannot
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
@@ -285,7 +289,23 @@ pub(crate) fn select<'a>(
             s.family.persistent() && k.slices <= 1 && fill_percent(s, p, sms, k) >= 75
         })
     });
-    let key = |s: &KernelSpec, k: KSplit| {
+    // the candidates left, each with the model time of a persistent kernel (`cost`)
+    let candidates: Vec<(&KernelSpec, KSplit, Option<u128>)> = candidates
+        .into_iter()
+        .filter(|&(s, k)| !(unsplit_fills && short_split(s, p, k)))
+        .map(|(s, k)| (s, k, sm_count.and_then(|sms| cost::time(s, p, sms, k))))
+        .collect();
+    // the best model time of each math among them
+    let mut bests: Vec<(Math, u128)> = Vec::new();
+    for &(s, _, t) in &candidates {
+        let Some(t) = t else { continue };
+        match bests.iter_mut().find(|b| b.0 == s.math) {
+            Some(b) => b.1 = b.1.min(t),
+            None => bests.push((s.math, t)),
+        }
+    }
+    let best = |math: Math| bests.iter().find(|b| b.0 == math).map(|b| b.1);
+    let key = |s: &KernelSpec, k: KSplit, time: Option<u128>, best: Option<u128>| {
         let (fill, padding) = match sm_count {
             None => (100, 0),
             Some(sms) => match fill_percent(s, p, sms, k) {
@@ -293,17 +313,23 @@ pub(crate) fn select<'a>(
                 f => (f, padding_class(s, p)),
             },
         };
+        let class = match (time, best) {
+            (Some(t), Some(b)) => cost::class(t, b),
+            _ if sm_count.is_none() => 0,
+            _ => u128::MAX,
+        };
         (
             fill,
             core::cmp::Reverse(padding),
+            core::cmp::Reverse(class),
+            s.family.persistent() && k == KSplit::NONE,
             s.rank,
             core::cmp::Reverse(preference(s)),
         )
     };
     candidates
-        .into_iter()
-        .filter(|&(s, k)| !(unsplit_fills && short_split(s, p, k)))
-        .map(|(s, k)| (key(s, k), s))
+        .iter()
+        .map(|&(s, k, t)| (key(s, k, t, best(s.math)), s))
         .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
             Some((bk, b)) if bk >= k => Some((bk, b)),
             _ => Some((k, s)),
@@ -359,6 +385,8 @@ pub(crate) fn no_kernel_error(
     }
     Error::Unsupported(msg)
 }
+
+mod cost;
 
 #[cfg(test)]
 mod error_tests;

@@ -365,11 +365,20 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         // whole waves of 128×256 tiles (512 and 128 tiles: 97%): the higher rank, no stream-K
         assert_eq!(pick(4096, 4096), (true, false, 128, 256), "{input:?}");
         assert_eq!(pick(2048, 2048), (true, false, 128, 256), "{input:?}");
-        // short waves (72 and 288 tiles of 128×256; 64 of 128×128): stream-K on a TMA tile
-        for (m, n) in [(1536, 1536), (3072, 3072), (1024, 1024)] {
-            let (tma, sk, _, _) = pick(m, n);
-            assert!(tma && sk, "{input:?} {m}×{n}");
+        // short waves (72 tiles of 128×256): stream-K on a TMA tile
+        let (tma, sk, _, _) = pick(1536, 1536);
+        assert!(tma && sk, "{input:?} 1536×1536");
+        // 1024²: 64 tiles of 128×128 streamed against 128 of 64×128 unsplit (97% of a wave): the
+        // 64-row tile for 16-bit inputs (H200 f16 `nt`: 402 TFLOPS against 314,
+        // docs/hopper-log.md); TF32 (unmeasured) a TMA tile
+        let (tma, sk, bm, bn) = pick(1024, 1024);
+        assert!(tma, "{input:?} 1024×1024");
+        if input != Elem::F32 {
+            assert_eq!((sk, bm, bn), (false, 64, 128), "{input:?} 1024×1024");
         }
+        // 3072²: 288 tiles of 128×256 (2.2 waves, stream-K) against 384 of 128×192 (2.9 waves):
+        // the 128×192 tile, unsplit (the time model, `cost`)
+        assert_eq!(pick(3072, 3072), (true, false, 128, 192), "{input:?}");
         // 64 tiles of 128×256: stream-K on them, or (TF32 `nn`, whose 256-wide register-A tile
         // does not stream k) the 128×128 tile, whose 128 tiles fill 97% of a wave
         let (tma, sk, _, bn) = pick(2048, 1024);

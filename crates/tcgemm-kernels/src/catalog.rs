@@ -95,10 +95,20 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 256 x 32   64 x 256   4    1   30  [nn nt tn tt],
+        // sm_90a, 128×192 tiles (m64n192: 96 accumulators per consumer thread), 5 stages of 40 KiB:
+        // 0.89–0.93× the 128×256 tile's rate on whole waves, and whole waves where it has none
+        // (3072³: 384 tiles, 2.9 waves; 128×256: 288, 2.2). Dispatch's time model
+        // (`dispatch::cost`) weighs the waves against the rate; ranked with the 128×128 tiles,
+        // ahead of them on equal time.
+        TmaWarpSpecialized f16_f32       128 x 192 x 64   64 x 192   5    1   29  [nn nt tn tt],
+        TmaWarpSpecialized f16_f16       128 x 192 x 64   64 x 192   5    1   29  [nn nt tn tt],
+        TmaWarpSpecialized bf16_f32      128 x 192 x 64   64 x 192   5    1   29  [nn nt tn tt],
+        TmaWarpSpecialized bf16_bf16     128 x 192 x 64   64 x 192   5    1   29  [nn nt tn tt],
+        TmaWarpSpecialized tf32          128 x 192 x 32   64 x 192   5    1   29  [nn nt tn tt],
         // sm_90a, 128×128 tiles (m64n128: 64 accumulators per consumer thread, the same register
         // split): twice the tiles of 128×256, for calls whose 128×256 tiles would leave SMs idle;
-        // ranked just below, so dispatch takes them only on better first-wave fill or less padding.
-        // Not yet measured on the GPU. 6 stages of 32 KiB: the same 192 KiB in flight (what hides
+        // ranked below, so dispatch takes them on better fill, less padding or a shorter model
+        // time (0.78–0.82× the 128×256 tile's rate on whole waves). 6 stages of 32 KiB: the same 192 KiB in flight (what hides
         // TMA's latency at a given bandwidth) and the same shared-memory carveout (196 KiB, 60 KiB
         // left to L1) as the 128×256 tiles' 4 of 48 KiB; a 7th fits (225 KiB of 227) but needs the
         // 228 KiB carveout, leaving 28 KiB of L1.
@@ -143,6 +153,7 @@ rules::catalog! {
         // staged tiles: where the 128×256 register-A tile leaves waves short (it has no stream-K,
         // `KernelSpec::streams_k`), the 128×128 one streams k and a staged 128×256 would too.
         TmaRegisterA       tf32          128 x 256 x 32   64 x 256   4    1   32  [nn tn tt],
+        TmaRegisterA       tf32          128 x 192 x 32   64 x 192   5    1   31  [nn tn tt],
         TmaRegisterA       tf32          128 x 128 x 32   64 x 128   6    1   31  [nn tn tt],
         // sm_90a, operands TMA cannot map (a base, leading dimension or batch stride not a
         // multiple of 16 bytes): the 128×128 TMA tile, stages and consumers, the producer
@@ -256,8 +267,8 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
-        assert_eq!(count(Family::TmaWarpSpecialized), 63);
-        assert_eq!(count(Family::TmaRegisterA), 6);
+        assert_eq!(count(Family::TmaWarpSpecialized), 83);
+        assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::CopyRows), 2);

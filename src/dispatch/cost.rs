@@ -1,0 +1,203 @@
+//! The time model that ranks persistent (`wgmma`) kernels whose waves fill the GPU equally well
+//! (issue 15): which tile finishes a call first, counting its waves (or stream-K's shares of
+//! them) and how fast the tile runs once its pipeline is full.
+//!
+//! For a persistent kernel, a call of `W` work items of `T` k-tiles on `S` SMs, its **busiest CTA**
+//! computes
+//! - `⌈W/S⌉·T` k-tiles unsplit (the last wave costs as much as a full one);
+//! - under stream-K with `I` shared items ([`crate::streamk::choose`]), `(W − I)/S·T + ⌈I·T/S⌉`
+//!   plus [`PARTIAL_COST_KTILES`] for the exchange of partial tiles;
+//! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus the same exchange cost.
+//!
+//! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the tile's [`steady_rate`].
+//! Dispatch compares the times of the candidates of one math in classes of [`CLASS_PERCENT`]
+//! (`⌊(time / the best time − 1) / 4%⌋`): within one class, an uncut schedule and then rank
+//! decide ([`super::select`]).
+//!
+//! Checked against the H200 (bench_report, every kernel forced, docs/hopper-log.md "128×192
+//! tiles"): at 3072³ the 128×192 tiles' 384 items are 2.9 waves (97%), the 128×256 tile's 288 are
+//! 2.2 (73%): TF32 register-A 1.10× cuBLAS against 0.92× (`nn`, `tt`; `tn` 1.21× against 0.98×),
+//! TF32 `nt` 0.97× against 0.70× (stream-K); at 4096³–8192³ and prefill shapes the 128×256 tile's
+//! whole waves win (128×192: 0.86–0.93× it).
+
+use crate::problem::Problem;
+use crate::streamk::{self, PARTIAL_COST_KTILES};
+use tcgemm_kernels::config::{Family, KernelSpec, Math};
+
+use super::KSplit;
+
+/// Width of a time class, in percent of the best candidate's time.
+pub(crate) const CLASS_PERCENT: u128 = 4;
+
+/// Percent of the fastest 128×256 tile's throughput (on the same math) that a persistent
+/// kernel's tile reaches once its pipeline is full: measured on the H200 on 6144³ and 8192³ (whole
+/// waves of every tile), every kernel forced in one bench_report run, ours / cuBLAS over the
+/// fastest 128×256 tile's (docs/hopper-log.md, "128×192 tiles").
+///
+/// | tile | f16, bf16 | TF32 `nt` (TMA) | TF32 register-A | TF32 staged transposes | 3xTF32 |
+/// |---|---:|---:|---:|---:|---:|
+/// | 128×256 | 100 | 100 | 100 | 69–86 | — |
+/// | 128×192 | 89–91 | 92 | 92–93 | 66–80 | 100 (its widest) |
+/// | 128×128 | 72–80 | 82 | 68–72 | 47–67 | 79 |
+///
+/// "Staged transposes": the TF32 TMA kernels with an MN-major operand, which their producer
+/// transposes in shared memory (`nn`, `tn`, `tt`; the register-A kernels rank above them).
+///
+/// 64-row tiles (two `m64n64` consumers): 55. On whole waves (f16 `nt` 4096³, 8192³) they ran
+/// 0.70–0.74× the 128×256 tile, but they read B twice as often as a 128-row tile, which a model
+/// of multiply-adds alone does not see: at 256×4096×14336 (bound by reading B) the 128×256 tile
+/// in 4 k-slices ran 551 TFLOPS against their 439 unsplit, and 55 is the rate that keeps that
+/// order while they still win 1024×1024×4096 (402 TFLOPS unsplit against 314 for 128×128 tiles
+/// under stream-K).
+pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
+    let tf32_staged = spec.math == Math::MmaTf32
+        && spec.family == Family::TmaWarpSpecialized
+        && (spec.trans_a || !spec.trans_b);
+    match (spec.math, spec.family, spec.block.m, spec.block.n) {
+        (Math::MmaTf32x3, _, 128, 192) => 100,
+        (Math::MmaTf32x3, _, 128, 128) => 79,
+        (_, _, 128, 256) if tf32_staged => 75,
+        (_, _, 128, 192) if tf32_staged => 70,
+        (_, _, 128, 128) if tf32_staged => 55,
+        (_, _, 128, 256) => 100,
+        (_, _, 128, 192) => 91,
+        (_, Family::TmaRegisterA, 128, 128) => 70,
+        (_, _, 128, 128) => 80,
+        _ => 55,
+    }
+}
+
+/// k-tiles the busiest CTA of `spec` computes for `p` on `sms` SMs, cut as `cut` says (see the
+/// module docs); `None` for a kernel that is not persistent.
+pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u64> {
+    if !spec.family.persistent() {
+        return None;
+    }
+    let sms = u64::from(sms.max(1));
+    let work = p.work_items(spec.c_tile()).max(1);
+    let ktiles = (p.gemm().k as u64)
+        .div_ceil(u64::from(spec.block.k.max(1)))
+        .max(1);
+    if cut.stream_k {
+        if let Some(items) = streamk::choose(spec, p, sms as u32) {
+            let items = u64::from(items);
+            let whole = (work - items.min(work)) / sms * ktiles;
+            return Some(whole + (items * ktiles).div_ceil(sms) + PARTIAL_COST_KTILES);
+        }
+    }
+    if cut.slices > 1 {
+        let s = u64::from(cut.slices);
+        let waves = work.saturating_mul(s).div_ceil(sms);
+        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES);
+    }
+    Some(work.div_ceil(sms).saturating_mul(ktiles))
+}
+
+/// The model's time of `spec` for `p` (arbitrary units: multiply-adds of the busiest CTA over
+/// [`steady_rate`]); `None` for a kernel that is not persistent.
+pub(crate) fn time(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u128> {
+    let tile = spec.c_tile();
+    let per_ktile = u128::from(tile.m) * u128::from(tile.n) * u128::from(spec.block.k);
+    busiest_ktiles(spec, p, sms, cut).map(|k| u128::from(k) * per_ktile * 100 / steady_rate(spec))
+}
+
+/// The time class of a candidate whose model time is `time` when the best of its math is `best`
+/// (see the module docs): 0 within [`CLASS_PERCENT`] of the best.
+pub(crate) fn class(time: u128, best: u128) -> u128 {
+    (time * 100 / best.max(1)).saturating_sub(100) / CLASS_PERCENT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::select;
+    use crate::gemm::{Gemm, Precision};
+    use crate::test_support::problem;
+    use tcgemm_kernels::config::{find_kernel, Elem, KERNELS};
+
+    /// The cut a Hopper context would make on 132 SMs (stream-K where its model says so; these
+    /// shapes have enough tiles not to split).
+    fn cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+        move |s| KSplit {
+            slices: 1,
+            stream_k: streamk::choose(s, p, 132).is_some(),
+        }
+    }
+
+    fn f16(m: usize, n: usize, k: usize) -> Problem {
+        problem(
+            &Gemm::new(m, n, k).trans_b(true),
+            Elem::F16,
+            Elem::F16,
+            false,
+        )
+    }
+
+    #[test]
+    fn busiest_cta_counts_waves_or_shares() {
+        let wide = find_kernel("f16_f16_nt_128x256x64_w64x256_s4_tma").unwrap();
+        let mid = find_kernel("f16_f16_nt_128x192x64_w64x192_s5_tma").unwrap();
+        // 4096³: 512 items of 128×256 (3.9 waves, unsplit): 4 waves of 64 k-tiles
+        let p = f16(4096, 4096, 4096);
+        assert_eq!(busiest_ktiles(wide, &p, 132, cut(&p)(wide)), Some(4 * 64));
+        // 3072³: 288 items, stream-K shares the last 24 and a whole wave: 48 + ⌈156·48/132⌉ + 20
+        let p = f16(3072, 3072, 3072);
+        assert_eq!(
+            busiest_ktiles(wide, &p, 132, cut(&p)(wide)),
+            Some(48 + 57 + 20)
+        );
+        // ... and 384 of 128×192, 2.9 waves: 3 of 48
+        assert_eq!(busiest_ktiles(mid, &p, 132, cut(&p)(mid)), Some(3 * 48));
+        // k-slices: 4 slices of 16 k-tiles over 32 items, 128 in all (one wave), plus the exchange
+        let p = f16(1024, 1024, 4096);
+        let four = KSplit {
+            slices: 4,
+            stream_k: false,
+        };
+        assert_eq!(busiest_ktiles(wide, &p, 132, four), Some(16 + 20));
+        // not persistent: no model
+        let sm80 = find_kernel("f16_f16_nt_128x256x32_w64x64_s4").unwrap();
+        assert_eq!(busiest_ktiles(sm80, &p, 132, KSplit::NONE), None);
+    }
+
+    #[test]
+    fn classes_are_four_percent_wide() {
+        assert_eq!(class(100, 100), 0);
+        assert_eq!(class(103, 100), 0);
+        assert_eq!(class(104, 100), 1);
+        assert_eq!(class(150, 100), 12);
+    }
+
+    /// The measured cases of the module docs (H200, 132 SMs): the tile the model picks.
+    #[test]
+    fn waves_against_rate_on_the_measured_shapes() {
+        let pick = |g: Gemm, input: Elem, output: Elem| {
+            let p = problem(&g, input, output, false);
+            let s = select(KERNELS, &p, Some(132), |_| true, cut(&p)).unwrap();
+            (s.family, s.c_tile().m, s.c_tile().n)
+        };
+        let tf32 = |m, n, k, ta, tb| {
+            let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
+            pick(g.precision(Precision::Tf32), Elem::F32, Elem::F32)
+        };
+        use Family::{TmaRegisterA as Reg, TmaWarpSpecialized as Tma};
+        for size in [3000, 3072] {
+            // register-A (`nn` swapped: 192×128 of C), `nt` on TMA: the 128×192 tiles
+            assert_eq!(tf32(size, size, size, false, false), (Reg, 192, 128));
+            assert_eq!(tf32(size, size, size, true, false), (Reg, 128, 192));
+            assert_eq!(tf32(size, size, size, true, true), (Reg, 128, 192));
+            assert_eq!(tf32(size, size, size, false, true), (Tma, 128, 192));
+        }
+        // whole waves of 128×256: the 128×256 tiles (swapped in `nn`)
+        for (m, n, k) in [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096)] {
+            assert_eq!(tf32(m, n, k, false, false), (Reg, 256, 128));
+            assert_eq!(tf32(m, n, k, true, true), (Reg, 128, 256));
+            assert_eq!(tf32(m, n, k, false, true), (Tma, 128, 256));
+            let g = Gemm::new(m, n, k).trans_b(true);
+            assert_eq!(pick(g, Elem::F16, Elem::F16), (Tma, 128, 256));
+            assert_eq!(pick(g, Elem::Bf16, Elem::Bf16), (Tma, 128, 256));
+        }
+        // 5120³ (800 items of 128×256, stream-K; 1080 of 128×192 unsplit, 9 waves): 128×256
+        assert_eq!(tf32(5120, 5120, 5120, false, true), (Tma, 128, 256));
+    }
+}
