@@ -18,7 +18,7 @@
 //! tiles"): at 3072³ the 128×192 tiles' 384 items are 2.9 waves (97%), the 128×256 tile's 288 are
 //! 2.2 (73%): TF32 register-A 1.10× cuBLAS against 0.92× (`nn`, `tt`; `tn` 1.21× against 0.98×),
 //! TF32 `nt` 0.97× against 0.70× (stream-K); at 4096³–8192³ and prefill shapes the 128×256 tile's
-//! whole waves win (128×192: 0.86–0.93× it).
+//! whole waves win (the 128×192 tile runs 0.88–0.92× their speed there).
 
 use crate::problem::Problem;
 use crate::streamk::{self, PARTIAL_COST_KTILES};

@@ -96,7 +96,7 @@ rules::catalog! {
         TmaWarpSpecialized bf16_bf16     128 x 256 x 64   64 x 256   4    1   30  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 256 x 32   64 x 256   4    1   30  [nn nt tn tt],
         // sm_90a, 128×192 tiles (m64n192: 96 accumulators per consumer thread), 5 stages of 40 KiB:
-        // 0.89–0.93× the 128×256 tile's rate on whole waves, and whole waves where it has none
+        // 0.88–0.92× the 128×256 tile's rate on whole waves, and whole waves where it has none
         // (3072³: 384 tiles, 2.9 waves; 128×256: 288, 2.2). Dispatch's time model
         // (`dispatch::cost`) weighs the waves against the rate; ranked with the 128×128 tiles,
         // ahead of them on equal time.
