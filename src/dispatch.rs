@@ -246,8 +246,8 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// kernels measured faster.
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
-/// k-slices (stream-K counts as unsplit), the persistent kernels that would split the call into
-/// slices of fewer than [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) k-tiles are
+/// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
+/// would split the call into slices of fewer than [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) k-tiles are
 /// not candidates ([`short_split`]): such slices are mostly fill and drain, their partial sums
 /// cost about that many k-tiles (as stream-K's do), and a persistent kernel's slices are summed
 /// in a second launch. Measured on the H200 (docs/hopper-log.md, session 13): f16 1024³ unsplit
@@ -283,16 +283,23 @@ pub(crate) fn select<'a>(
         .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
         .map(|s| (s, cut(s)))
         .collect();
-    // a persistent kernel fills the SMs unsplit: short splits of persistent kernels are out
-    let unsplit_fills = sm_count.is_some_and(|sms| {
-        candidates.iter().any(|&(s, k)| {
-            s.family.persistent() && k.slices <= 1 && fill_percent(s, p, sms, k) >= 75
-        })
+    // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
+    // persistent kernels that pad as much or more are out
+    let unsplit_fills = sm_count.and_then(|sms| {
+        candidates
+            .iter()
+            .filter(|&&(s, k)| {
+                s.family.persistent() && k.slices <= 1 && fill_percent(s, p, sms, k) >= 75
+            })
+            .map(|&(s, _)| padding_class(s, p))
+            .min()
     });
     // the candidates left, each with the model time of a persistent kernel (`cost`)
     let candidates: Vec<(&KernelSpec, KSplit, Option<u128>)> = candidates
         .into_iter()
-        .filter(|&(s, k)| !(unsplit_fills && short_split(s, p, k)))
+        .filter(|&(s, k)| {
+            !(unsplit_fills.is_some_and(|pad| pad <= padding_class(s, p)) && short_split(s, p, k))
+        })
         .map(|(s, k)| (s, k, sm_count.and_then(|sms| cost::time(s, p, sms, k))))
         .collect();
     // the best model time of each math among them

@@ -13,9 +13,9 @@
 //! - whole waves need nothing: no stream-K when `W` is a multiple of `S`, or when the waves are
 //!   at least [`MIN_WAVE_EFFICIENCY`] percent full (`W / (⌈W/S⌉·S)`: 4096³ on 128×256 tiles, 512
 //!   items, 97%);
-//! - long items with whole waves to deal need nothing either: no stream-K when `W > S` and
-//!   `T >` [`LONG_ITEM_KTILES`] (measured slower, up to 38%, on such calls; 3xTF32 kernels
-//!   excepted);
+//! - long items with whole waves to deal need nothing either: no stream-K on a 128-row tile when
+//!   `W > S` and `T >` [`LONG_ITEM_KTILES`] (measured slower, up to 38%, on such calls; 3xTF32
+//!   kernels excepted);
 //! - the shared items are the last partial wave plus one whole wave (`W mod S + S`), or all of
 //!   them when `W < S`; the others are dealt whole first. With a whole wave among them, a piece
 //!   spans one or two items, so an item is shared by two or three CTAs;
@@ -47,10 +47,14 @@ pub const MIN_WAVE_EFFICIENCY: u64 = 90;
 /// (f16 3072³ +15%, 5120³ +6%, TF32 2560³ on 128×128 +15%), items of 96–256 lost (TF32 `nt`
 /// 3072³ −13%, 3072²×8192 −20%, 256×28672×8192 −38%; f16 256×28672×8192 −27%, 3072²×8192
 /// −13%). Calls with fewer items than SMs (all of them shared) gained at 64–128 k-tiles
-/// (1536²×4096 f16 +10%, 2048×1024×4096 TF32 +26%) and keep stream-K. Not applied to the
-/// 3xTF32 kernels (`Math::MmaTf32x3`), whose 3·k is long on every call and which were not
-/// measured so.
+/// (1536²×4096 f16 +10%, 2048×1024×4096 TF32 +26%) and keep stream-K. Applied to the 128-row
+/// tiles only ([`LONG_ITEM_ROWS`]): the 64-row tiles run calls of a few rows, bound by reading
+/// B, where the shared items even out the SMs' reads (16–64×28672×8192, 224 items of 128–256
+/// k-tiles: 9–15% slower without stream-K, session 18). Not applied to the 3xTF32 kernels
+/// (`Math::MmaTf32x3`), whose 3·k is long on every call and which were not measured so.
 pub const LONG_ITEM_KTILES: u64 = 80;
+/// Rows of the tiles that [`LONG_ITEM_KTILES`] applies to.
+pub const LONG_ITEM_ROWS: u32 = 128;
 /// k-tiles (of the kernel's own tile) the exchange of partial tiles costs: stream-K runs when it
 /// saves the busiest CTA more. Fitted to the H200 measurements of docs/hopper-log.md: 2560³ f16
 /// (19 k-tiles saved) gained nothing, 2048×1024×4096 (33) 4–18% over two runs, 3072³ (39) 24%.
@@ -76,7 +80,11 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     }
     let items = if work > sms { work % sms + sms } else { work };
     let ktiles = (problem.gemm().k as u64).div_ceil(u64::from(kernel.block.k.max(1)));
-    if work > sms && ktiles > LONG_ITEM_KTILES && kernel.math != Math::MmaTf32x3 {
+    if work > sms
+        && ktiles > LONG_ITEM_KTILES
+        && kernel.block.m >= LONG_ITEM_ROWS
+        && kernel.math != Math::MmaTf32x3
+    {
         return None;
     }
     let total = items.checked_mul(ktiles)?;
@@ -151,6 +159,12 @@ mod tests {
         assert!(choose(k, &f16(5120, 5120, 5120), 132).is_some());
         // ... fewer items than SMs: all shared, whatever their length (72 of 64 k-tiles above)
         assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), Some(72));
+        // ... and the 64-row tiles, bound by reading B: 32×28672×8192 streams its 224 items
+        let rows64 = find_kernel("f16_f16_nt_64x128x64_w64x64_s8_tma").unwrap();
+        assert_eq!(
+            choose(rows64, &f16(32, 28672, 8192), 132),
+            Some(224 % 132 + 132)
+        );
     }
 
     /// The context allocates `splitk::workspace_bound` once; no stream-K launch needs more.

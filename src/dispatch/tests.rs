@@ -549,6 +549,9 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
     assert_eq!(pick(256, 4096, 14336), (true, 128, 256, 4));
     // no unsplit persistent kernel fills the SMs: the split stays (64 rows: the 64×128 tile)
     assert_eq!(pick(64, 4096, 4096), (true, 64, 128, 4));
+    // 16 rows: the 128×64 tile's 64 items fill the SMs under stream-K but pad 8×; the 64×128
+    // tile, which counts the rows as free, keeps its 4 slices
+    assert_eq!(pick(16, 4096, 4096), (true, 64, 128, 4));
     let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
     let big = KERNELS
         .iter()
@@ -579,4 +582,27 @@ fn tf32x3_tiles_under_one_wave_give_way() {
     // 1024³: 48 tiles of 128×192 (and 64 of 128×128), each cut among 2–3 CTAs by stream-K, give
     // way to the 64×128 tile's 128, 97% of a wave unsplit
     assert_eq!(pick(1024), (64, 128), "1024³");
+}
+
+#[test]
+fn few_columns_take_the_128x64_tiles() {
+    // N ≤ 64: the 128×64 tile computes no padded columns (the 64×64 `mma.sync` tile ran 0.56×
+    // cuBLAS at 8192×64×8192 f16); its 64 items stream k
+    for (m, n, k) in [(8192, 64, 8192), (8192, 32, 8192), (16384, 64, 4096)] {
+        for (e, tf32) in [(Elem::F16, false), (Elem::Bf16, false), (Elem::F32, true)] {
+            let p = problem(&Gemm::new(m, n, k), e, e, tf32);
+            let cut = context_cut(&p);
+            let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+            assert_eq!(
+                (s.block.m, s.block.n),
+                (128, 64),
+                "{m}x{n}x{k} {e:?}: {}",
+                s.name
+            );
+        }
+    }
+    // where it ties with the 64×128 tile (1024³: 128 items each), that one's rank wins
+    let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
+    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+    assert_eq!((s.block.m, s.block.n), (64, 128));
 }

@@ -117,6 +117,17 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 128 x 32   64 x 128   6    1   29  [nn nt tn tt],
+        // sm_90a, 128×64 tiles (two `m64n64` consumers splitting the rows) for few columns of C
+        // (N ≤ 64: bound by reading A once): the 128-row tiles above compute their columns past
+        // 64 as padding and the 64×64 `mma.sync` tile ran 0.56× cuBLAS at 8192×64×8192 f16
+        // (docs/hopper-log.md, "128×64 tiles"). 8 stages of 24 KiB: the same 192 KiB in flight.
+        // Ranked below the 64-row tiles (which win their ties), above every sm_80 tile: dispatch
+        // takes them where they pad less or fill more.
+        TmaWarpSpecialized f16_f32       128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
+        TmaWarpSpecialized f16_f16       128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
+        TmaWarpSpecialized bf16_f32      128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
+        TmaWarpSpecialized bf16_bf16     128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
+        TmaWarpSpecialized tf32          128 x  64 x 32   64 x  64   8    1   27  [nn nt tn tt],
         // sm_90a, 64-row tiles for few rows of C (LLM decode, 16 ≤ M ≤ 64: bound by reading B, the
         // weights, once): the two consumers split the tile's columns (`wgmma.m64n64` each);
         // split-K gives every SM blocks. Ranked below the 128-row tiles, above every sm_80 tile;
@@ -267,7 +278,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);
-        assert_eq!(count(Family::TmaWarpSpecialized), 83);
+        assert_eq!(count(Family::TmaWarpSpecialized), 103);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
