@@ -48,7 +48,10 @@ pub(crate) const CLASS_PERCENT: u128 = 4;
 /// of multiply-adds alone does not see: at 256×4096×14336 (bound by reading B) the 128×256 tile
 /// in 4 k-slices ran 551 TFLOPS against their 439 unsplit, and 55 is the rate that keeps that
 /// order while they still win 1024×1024×4096 (402 TFLOPS unsplit against 314 for 128×128 tiles
-/// under stream-K).
+/// under stream-K). The 128×64 tiles (two `m64n64` consumers splitting the rows) share that rate:
+/// on whole waves they ran 0.62–0.68× (f16) and 0.50–0.63× (TF32) the 128×256 tile, below the
+/// 64-row tiles' 0.68–0.72× (6144³ and 8192³ `nt`, session 18), and rank below them; they are
+/// taken for few columns of C, where they pad least.
 pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
     let tf32_staged = spec.math == Math::MmaTf32
         && spec.family == Family::TmaWarpSpecialized

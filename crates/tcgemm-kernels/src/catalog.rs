@@ -119,8 +119,9 @@ rules::catalog! {
         TmaWarpSpecialized tf32          128 x 128 x 32   64 x 128   6    1   29  [nn nt tn tt],
         // sm_90a, 128×64 tiles (two `m64n64` consumers splitting the rows) for few columns of C
         // (N ≤ 64: bound by reading A once): the 128-row tiles above compute their columns past
-        // 64 as padding and the 64×64 `mma.sync` tile ran 0.56× cuBLAS at 8192×64×8192 f16
-        // (docs/hopper-log.md, "128×64 tiles"). 8 stages of 24 KiB: the same 192 KiB in flight.
+        // 64 as padding; at 8192×64×8192 f16 the 64×64 `mma.sync` tile ran 0.56× cuBLAS, this
+        // one 0.94× (TF32 1.03×; docs/hopper-log.md, "128×64 tiles"). 8 stages of 24 KiB: the
+        // same 192 KiB in flight.
         // Ranked below the 64-row tiles (which win their ties), above every sm_80 tile: dispatch
         // takes them where they pad less or fill more.
         TmaWarpSpecialized f16_f32       128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
