@@ -51,11 +51,18 @@ pub(crate) const CLASS_PERCENT: u128 = 4;
 /// under stream-K). The 128×64 tiles (two `m64n64` consumers splitting the rows) share that rate:
 /// on whole waves they ran 0.62–0.68× (f16) and 0.50–0.63× (TF32) the 128×256 tile, below the
 /// 64-row tiles' 0.68–0.72× (6144³ and 8192³ `nt`, session 18), and rank below them; they are
-/// taken for few columns of C, where they pad least.
+/// taken for few columns of C, where they pad least. Except in `nn` (B N-major, A K-major), where
+/// the 128×64 tile's MN-major B is half as wide as the 64×128 tile's: 16-bit 128×64 `nn` 60, TF32
+/// 64×128 `nn` (B transposed by the producer, twice the 128×64 tile's share) 45. Measured forced
+/// on the H200 (session 18), 128×64 against 64×128 `nn`: f16 1024³ 194 against 186 TFLOPS,
+/// 1024²×4096 386–397 against 358–365, 256×4096² 379–382 against 348–355, 8192×128×8192 390–400
+/// against 382 (and 363 on 128×128 streamed); TF32 1024³ 116–121 against 89–92; in `nt` they tie
+/// within 3%.
 pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
     let tf32_staged = spec.math == Math::MmaTf32
         && spec.family == Family::TmaWarpSpecialized
         && (spec.trans_a || !spec.trans_b);
+    let nn = !spec.trans_a && !spec.trans_b;
     match (spec.math, spec.family, spec.block.m, spec.block.n) {
         (Math::MmaTf32x3, _, 128, 192) => 100,
         (Math::MmaTf32x3, _, 128, 128) => 79,
@@ -66,6 +73,9 @@ pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
         (_, _, 128, 192) => 91,
         (_, Family::TmaRegisterA, 128, 128) => 70,
         (_, _, 128, 128) => 80,
+        // `nn`: the MN-major B half as wide as the 64×128 tile's
+        (Math::MmaF16F32 | Math::MmaBf16F32, _, 128, 64) if nn => 60,
+        (_, _, 64, 128) if tf32_staged && nn => 45,
         _ => 55,
     }
 }

@@ -368,13 +368,14 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         // short waves (72 tiles of 128×256): stream-K on a TMA tile
         let (tma, sk, _, _) = pick(1536, 1536);
         assert!(tma && sk, "{input:?} 1536×1536");
-        // 1024²: 64 tiles of 128×128 streamed against 128 of 64×128 unsplit (97% of a wave): the
-        // 64-row tile for 16-bit inputs (H200 f16 `nt`: 402 TFLOPS against 314,
-        // docs/hopper-log.md); TF32 (unmeasured) a TMA tile
+        // 1024²: 64 tiles of 128×128 streamed against 128 of 64×128 or 128×64 unsplit (97% of a
+        // wave): for 16-bit inputs the 128×64 tile, whose N-major B (`nn`) is half as wide (H200
+        // f16: 386–396 TFLOPS against 358–365 on 64×128, 314 on 128×128 streamed,
+        // docs/hopper-log.md); TF32 a TMA tile
         let (tma, sk, bm, bn) = pick(1024, 1024);
         assert!(tma, "{input:?} 1024×1024");
         if input != Elem::F32 {
-            assert_eq!((sk, bm, bn), (false, 64, 128), "{input:?} 1024×1024");
+            assert_eq!((sk, bm, bn), (false, 128, 64), "{input:?} 1024×1024");
         }
         // 3072²: 288 tiles of 128×256 (2.2 waves, stream-K) against 384 of 128×192 (2.9 waves):
         // the 128×192 tile, unsplit (the time model, `cost`)
@@ -539,9 +540,9 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
         let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
         (s.family.persistent(), s.block.m, s.block.n, cut(s).slices)
     };
-    // 1024³: the 128×256 tile would run 4 slices of 4 k-tiles; the 64×128 tile's 128 tiles fill
+    // 1024³: the 128×256 tile would run 4 slices of 4 k-tiles; the 128×64 tile's 128 tiles fill
     // 97% of the SMs unsplit
-    assert_eq!(pick(1024, 1024, 1024), (true, 64, 128, 1));
+    assert_eq!(pick(1024, 1024, 1024), (true, 128, 64, 1));
     // 1280³ (2 slices of 10 k-tiles) and 1024×2048×2048 (2 of 16): the 128×128 tile, unsplit
     assert_eq!(pick(1280, 1280, 1280), (true, 128, 128, 1));
     assert_eq!(pick(1024, 2048, 2048), (true, 128, 128, 1));
@@ -601,8 +602,16 @@ fn few_columns_take_the_128x64_tiles() {
             );
         }
     }
-    // where it ties with the 64×128 tile (1024³: 128 items each), that one's rank wins
-    let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
-    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
-    assert_eq!((s.block.m, s.block.n), (64, 128));
+    // against the 64×128 tile on equal items (1024³: 128 each): in `nn` (B N-major) the 128×64
+    // tile's rate (`cost::steady_rate`: its MN-major B half as wide; H200 f16 1024³ 194 TFLOPS
+    // against 186, TF32 116 against 92), in the other layouts the 64×128 tile's rank
+    for (e, tf32) in [(Elem::F16, false), (Elem::Bf16, false), (Elem::F32, true)] {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let g = Gemm::new(1024, 1024, 1024).trans_a(ta).trans_b(tb);
+            let p = problem(&g, e, e, tf32);
+            let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+            let want = if !ta && !tb { (128, 64) } else { (64, 128) };
+            assert_eq!((s.block.m, s.block.n), want, "{e:?} {}", s.name);
+        }
+    }
 }
