@@ -247,10 +247,11 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
-/// would split the call into slices of fewer than [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) k-tiles are
-/// not candidates ([`short_split`]): such slices are mostly fill and drain, their partial sums
-/// cost about that many k-tiles (as stream-K's do), and a persistent kernel's slices are summed
-/// in a second launch. Measured on the H200 (docs/hopper-log.md, session 13): f16 1024³ unsplit
+/// would split the call into slices of fewer than
+/// [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) k-tiles are not candidates
+/// ([`short_split`]): such slices are mostly fill and drain, their partial sums cost about that
+/// many k-tiles (as stream-K's do), and a persistent kernel's slices are summed in a second
+/// launch. Measured on the H200 (docs/hopper-log.md, session 13): f16 1024³ unsplit
 /// on the 64×128 tile 199 TFLOPS against 99 on the 128×256 tile in 4 slices of 4 k-tiles, 1280³
 /// on 128×128 286 against 172 (2 slices of 10), 1024×2048×2048 430 against 288 (2 of 16); with
 /// slices of 56 k-tiles (256×4096×14336) the split 128×256 tile stays ahead (551 against 439).

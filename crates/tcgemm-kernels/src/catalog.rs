@@ -108,10 +108,10 @@ rules::catalog! {
         // sm_90a, 128×128 tiles (m64n128: 64 accumulators per consumer thread, the same register
         // split): twice the tiles of 128×256, for calls whose 128×256 tiles would leave SMs idle;
         // ranked below, so dispatch takes them on better fill, less padding or a shorter model
-        // time (0.78–0.82× the 128×256 tile's rate on whole waves). 6 stages of 32 KiB: the same 192 KiB in flight (what hides
-        // TMA's latency at a given bandwidth) and the same shared-memory carveout (196 KiB, 60 KiB
-        // left to L1) as the 128×256 tiles' 4 of 48 KiB; a 7th fits (225 KiB of 227) but needs the
-        // 228 KiB carveout, leaving 28 KiB of L1.
+        // time (0.78–0.82× the 128×256 tile's rate on whole waves). 6 stages of 32 KiB: the same
+        // 192 KiB in flight (what hides TMA's latency at a given bandwidth) and the same
+        // shared-memory carveout (196 KiB, 60 KiB left to L1) as the 128×256 tiles' 4 of 48 KiB;
+        // a 7th fits (225 KiB of 227) but needs the 228 KiB carveout, leaving 28 KiB of L1.
         TmaWarpSpecialized f16_f32       128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized f16_f16       128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
         TmaWarpSpecialized bf16_f32      128 x 128 x 64   64 x 128   6    1   29  [nn nt tn tt],
@@ -122,8 +122,9 @@ rules::catalog! {
         // 64 as padding; at 8192×64×8192 f16 the 64×64 `mma.sync` tile ran 0.56× cuBLAS, this
         // one 0.94× (TF32 1.03×; docs/hopper-log.md, "128×64 tiles"). 8 stages of 24 KiB: the
         // same 192 KiB in flight.
-        // Ranked below the 64-row tiles (which win their ties), above every sm_80 tile: dispatch
-        // takes them where they pad less or fill more.
+        // Ranked below the 64-row tiles, above every sm_80 tile: dispatch takes them where they
+        // pad less or fill more, and in `nn` on equal items (their N-major B half as wide:
+        // `dispatch::cost::steady_rate`).
         TmaWarpSpecialized f16_f32       128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
         TmaWarpSpecialized f16_f16       128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
         TmaWarpSpecialized bf16_f32      128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
