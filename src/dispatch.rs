@@ -286,7 +286,7 @@ pub(crate) fn select<'a>(
         .collect();
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
     // persistent kernels that pad as much or more are out
-    let unsplit_fills = sm_count.and_then(|sms| {
+    let unsplit_padding = sm_count.and_then(|sms| {
         candidates
             .iter()
             .filter(|&&(s, k)| {
@@ -299,7 +299,7 @@ pub(crate) fn select<'a>(
     let candidates: Vec<(&KernelSpec, KSplit, Option<u128>)> = candidates
         .into_iter()
         .filter(|&(s, k)| {
-            !(unsplit_fills.is_some_and(|pad| pad <= padding_class(s, p)) && short_split(s, p, k))
+            !(unsplit_padding.is_some_and(|pad| pad <= padding_class(s, p)) && short_split(s, p, k))
         })
         .map(|(s, k)| (s, k, sm_count.and_then(|sms| cost::time(s, p, sms, k))))
         .collect();
@@ -348,8 +348,7 @@ pub(crate) fn select<'a>(
 /// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than
 /// [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) of its k-tiles (see [`select`]).
 pub(crate) fn short_split(spec: &KernelSpec, p: &Problem, cut: KSplit) -> bool {
-    let slice_ktiles =
-        (p.gemm().k as u64).div_ceil(u64::from(cut.slices.max(1)) * u64::from(spec.block.k.max(1)));
+    let slice_ktiles = p.k_tiles(spec.block).div_ceil(u64::from(cut.slices.max(1)));
     spec.family.persistent() && cut.slices > 1 && slice_ktiles < crate::streamk::PARTIAL_COST_KTILES
 }
 

@@ -467,6 +467,18 @@ impl Problem {
     pub fn work_items(&self, block: GemmShape) -> u64 {
         self.tiles(block).saturating_mul(self.gemm.batch as u64)
     }
+
+    /// k-tiles of a `block` tile's k-loop: `⌈k / block.k⌉` (0 for k = 0).
+    ///
+    /// ```
+    /// use tcgemm::{GemmShape, Gemm, Problem};
+    /// let p = Problem::assume_aligned::<f32, f32>(&Gemm::new(300, 100, 100))?;
+    /// assert_eq!(p.k_tiles(GemmShape::new(128, 64, 32)), 4);
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn k_tiles(&self, block: GemmShape) -> u64 {
+        (self.gemm.k as u64).div_ceil(u64::from(block.k.max(1)))
+    }
 }
 
 #[cfg(test)]

@@ -79,7 +79,7 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     let items = if work > sms { work % sms + sms } else { work };
-    let ktiles = (problem.gemm().k as u64).div_ceil(u64::from(kernel.block.k.max(1)));
+    let ktiles = problem.k_tiles(kernel.block);
     if work > sms
         && ktiles > LONG_ITEM_KTILES
         && kernel.block.m >= LONG_ITEM_ROWS
@@ -92,11 +92,18 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     let whole = work.div_ceil(sms) * ktiles;
-    let shared = (work - items) / sms * ktiles + total.div_ceil(sms);
-    if whole < shared + PARTIAL_COST_KTILES {
+    if whole < shared_ktiles(work, items, ktiles, sms) + PARTIAL_COST_KTILES {
         return None;
     }
     u32::try_from(items).ok()
+}
+
+/// k-tiles the busiest CTA computes when `items` of `work` items of `ktiles` k-tiles each are
+/// shared out over `sms` SMs and the others dealt whole first (`(W − I)/S·T + ⌈I·T/S⌉`), before
+/// the exchange of partial tiles ([`PARTIAL_COST_KTILES`]).
+pub(crate) fn shared_ktiles(work: u64, items: u64, ktiles: u64, sms: u64) -> u64 {
+    let sms = sms.max(1);
+    (work - items.min(work)) / sms * ktiles + items.saturating_mul(ktiles).div_ceil(sms)
 }
 
 /// Bytes of the workspace a stream-K launch of `kernel` uses on `sm_count` SMs: the flags, then

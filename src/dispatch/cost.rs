@@ -88,14 +88,11 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     }
     let sms = u64::from(sms.max(1));
     let work = p.work_items(spec.c_tile()).max(1);
-    let ktiles = (p.gemm().k as u64)
-        .div_ceil(u64::from(spec.block.k.max(1)))
-        .max(1);
+    let ktiles = p.k_tiles(spec.block).max(1);
     if cut.stream_k {
         if let Some(items) = streamk::choose(spec, p, sms as u32) {
-            let items = u64::from(items);
-            let whole = (work - items.min(work)) / sms * ktiles;
-            return Some(whole + (items * ktiles).div_ceil(sms) + PARTIAL_COST_KTILES);
+            let shared = streamk::shared_ktiles(work, u64::from(items), ktiles, sms);
+            return Some(shared + PARTIAL_COST_KTILES);
         }
     }
     if cut.slices > 1 {
