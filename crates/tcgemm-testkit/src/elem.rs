@@ -39,6 +39,9 @@ pub trait TestElem: Element + ValidAsZeroBits + Default + PartialEq + fmt::Debug
     const SENTINEL: Self::Bits;
     /// Unit roundoff `u` (half the machine epsilon).
     const UNIT_ROUNDOFF: f64;
+    /// The spacing of the subnormals (the smallest positive value): below the smallest normal a
+    /// rounding errs by up to half of it, an absolute error no relative bound covers.
+    const SUBNORMAL_STEP: f64;
     /// Widens to f64 (exact).
     fn to_f64(self) -> f64;
     /// Rounds an f64 to the type (to nearest even).
@@ -56,6 +59,7 @@ impl TestElem for f32 {
     const POISON: u32 = 0x7fc0_dead;
     const SENTINEL: u32 = 0xffc5_a5a5;
     const UNIT_ROUNDOFF: f64 = f32::EPSILON as f64 / 2.0;
+    const SUBNORMAL_STEP: f64 = pow2(-149);
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -77,6 +81,7 @@ impl TestElem for f16 {
     const POISON: u16 = 0x7e57;
     const SENTINEL: u16 = 0xfe5a;
     const UNIT_ROUNDOFF: f64 = 1.0 / 2048.0;
+    const SUBNORMAL_STEP: f64 = pow2(-24);
     fn to_f64(self) -> f64 {
         f16::to_f64(self)
     }
@@ -98,6 +103,7 @@ impl TestElem for bf16 {
     const POISON: u16 = 0x7fd5;
     const SENTINEL: u16 = 0xffe5;
     const UNIT_ROUNDOFF: f64 = 1.0 / 256.0;
+    const SUBNORMAL_STEP: f64 = pow2(-133);
     fn to_f64(self) -> f64 {
         bf16::to_f64(self)
     }
@@ -119,4 +125,9 @@ impl TestElem for bf16 {
 /// ```
 pub fn bits_to_f64<T: TestElem>(b: T::Bits) -> f64 {
     T::from_bits(b).to_f64()
+}
+
+/// `2^e` for a normal f64 exponent (`-1022 ≤ e ≤ 1023`).
+const fn pow2(e: i32) -> f64 {
+    f64::from_bits(((1023 + e) as u64) << 52)
 }

@@ -54,7 +54,11 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
     /// 3. no NaN/Inf in the checked entries, and
     ///    `‖out − ref‖₂ / max(‖ref‖₂, ‖mag‖₂ / (2·√max(k,1))) ≤ tol_rel_fro` over the checked
     ///    entries. For random data `‖mag‖ ≈ √k·‖ref‖`, so the second term (≈ ‖ref‖/2) only matters
-    ///    when the checked entries cancel to nearly zero.
+    ///    when the checked entries cancel to nearly zero. Each entry's error is counted less half
+    ///    the output type's subnormal spacing ([`TestElem::SUBNORMAL_STEP`]): an output below the
+    ///    smallest normal is rounded to that grid, an absolute error the relative tolerances
+    ///    (`tol_out`) do not cover (f16 outputs of a call with alpha ≈ 2e-5: every entry
+    ///    subnormal, rounded to steps of 6e-8 on values of 1e-6).
     pub fn try_verify(&self, out: &[O::Bits], tol_rel_fro: f64) -> Result<Report, String> {
         if out.len() != self.c.len() {
             return Err(format!(
@@ -142,7 +146,8 @@ impl<I: TestElem, O: TestElem> Case<I, O> {
                 ));
             }
             let e = (got - want).abs();
-            err2 += e * e;
+            let beyond_rounding = (e - O::SUBNORMAL_STEP / 2.0).max(0.0);
+            err2 += beyond_rounding * beyond_rounding;
             ref2 += want * want;
             mag2 += r.mags[t] * r.mags[t];
             if worst.is_none() || e > max_abs {

@@ -333,3 +333,36 @@ fn harness_samples_big_shapes() {
         .unwrap_err()
         .contains("not written"));
 }
+
+/// Outputs below the smallest normal are rounded to the subnormal grid, an absolute error the
+/// relative tolerances do not cover: a correctly rounded f16 output of property_f16_to_f16's case
+/// #81 (session 18: m×n×k = 965×1×1, alpha = −2.29e-5, every entry about 1e-6, subnormal steps
+/// of 6e-8) passes, and the same output one step off in every entry still fails.
+#[test]
+fn subnormal_outputs_are_held_to_their_rounding() {
+    use half::f16;
+    let mut rng = Rng::for_test("subnormal_outputs_are_held_to_their_rounding");
+    let p = Problem::new(965, 1, 1)
+        .trans(true, false)
+        .scale(-2.293_263_4e-5, 0.0);
+    let case = Case::<f16, f16>::new("subnormal", p, &mut rng);
+    let tol = tol_16::<f16>(case.p.k);
+    let lc = case.p.layout_c();
+    let (mut rounded, mut off) = (case.c.clone(), case.c.clone());
+    for t in 0..case.reference.len() {
+        let (z, i, j) = case.reference.point(t, case.p.m, case.p.n);
+        let want = case.reference.vals[t];
+        assert!(
+            want.abs() < 6.1e-5,
+            "entry {t} is not subnormal in f16: {want:e}"
+        );
+        let at = lc.offset + lc.at(z, i, j);
+        rounded[at] = f16::from_f64(want).to_bits();
+        off[at] = f16::from_f64(want + want.signum() * f16::SUBNORMAL_STEP).to_bits();
+    }
+    case.try_verify(&rounded, tol).unwrap();
+    assert!(
+        case.try_verify(&off, tol).is_err(),
+        "outputs a step off passed"
+    );
+}
