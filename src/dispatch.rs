@@ -25,10 +25,11 @@ const PRECISIONS: [Precision; 5] = [
 /// - `f32`: `Exact` → FFMA; `Tf32` → TF32 MMA; `Tf32x3` → the 3xTF32 kernels, else TF32 MMA
 ///   (on the operands' TF32 parts, `src/tf32x3.rs`, which picks one of the two); `Default` → FFMA, or either (TF32 preferred on
 ///   equal rank) when the context allows TF32.
-/// - `f16`: f16 MMA with f32 accumulation, or with `F16Accumulate` f16 accumulation; `Tf32` and
-///   `Tf32x3` are argument errors.
-/// - `bf16`: bf16 MMA with f32 accumulation; `Tf32`, `Tf32x3` and `F16Accumulate` are argument
-///   errors.
+/// - `f16`: f16 MMA with f32 accumulation, then FFMA on the exactly widened elements (the
+///   few-row stream kernels: exact products, f32 sums); with `F16Accumulate` f16 accumulation;
+///   `Tf32` and `Tf32x3` are argument errors.
+/// - `bf16`: bf16 MMA with f32 accumulation, then FFMA as for f16; `Tf32`, `Tf32x3` and
+///   `F16Accumulate` are argument errors.
 pub(crate) fn maths_for(
     input: Elem,
     precision: Precision,
@@ -44,7 +45,7 @@ pub(crate) fn maths_for(
             "precision",
             format!(
                 "Precision::{precision:?} applies to f32 inputs only, but the inputs are {input:?}; \
-                 use Precision::Default (half-precision inputs always use tensor cores with f32 accumulation)"
+                 use Precision::Default (half-precision inputs always accumulate in f32)"
             ),
         )),
         (Elem::F32 | Elem::Bf16, Precision::F16Accumulate) => Err(invalid(
@@ -54,8 +55,8 @@ pub(crate) fn maths_for(
             ),
         )),
         (Elem::F16, Precision::F16Accumulate) => Ok(&[Math::MmaF16F16]),
-        (Elem::F16, _) => Ok(&[Math::MmaF16F32]),
-        (Elem::Bf16, _) => Ok(&[Math::MmaBf16F32]),
+        (Elem::F16, _) => Ok(&[Math::MmaF16F32, Math::Ffma]),
+        (Elem::Bf16, _) => Ok(&[Math::MmaBf16F32, Math::Ffma]),
     }
 }
 
@@ -243,7 +244,8 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///
 /// The thread-copy kernels ([`Family::LdgWarpSpecialized`]) are candidates only where TMA cannot
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
-/// kernels measured faster.
+/// kernels measured faster. The stream kernels ([`Family::CudaCoreStream`]) are candidates only
+/// where [`streams`] says.
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
@@ -282,6 +284,8 @@ pub(crate) fn select<'a>(
         .filter(|s| can_implement(s, p).is_ok() && usable(s))
         // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
         .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
+        // stream kernels only where they read what the others cannot (see `streams`)
+        .filter(|s| s.family != Family::CudaCoreStream || streams(s, p))
         .map(|s| (s, cut(s)))
         .collect();
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
@@ -343,6 +347,18 @@ pub(crate) fn select<'a>(
             _ => Some((k, s)),
         })
         .map(|(_, s)| s)
+}
+
+/// Whether the stream kernel `spec` is a candidate for `p`: a call of at most its tile's rows (each
+/// tile row of C reads all of B) whose A or B is not 16-byte aligned. There the tensor-core
+/// kernels read that operand element by element, or the call is staged (a copy of B costs twice
+/// B's traffic), while the stream kernels realign 16-byte loads in registers (H200:
+/// 1×32001×4096 f16 1.08× cuBLAS, staged 0.55×; docs/decode-log.md, "Stream kernels"). On aligned
+/// calls the `cp.async`-pipelined tiles measured faster (the stream kernels have one batch of
+/// loads in flight per warp at a time: 0.53–1.01× those tiles on the decode suite).
+pub(crate) fn streams(spec: &KernelSpec, p: &Problem) -> bool {
+    let aligned = |op: &crate::problem::OperandLayout| op.alignment.all();
+    p.gemm().m as u64 <= u64::from(spec.block.m) && !(aligned(p.a()) && aligned(p.b()))
 }
 
 /// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than

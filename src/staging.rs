@@ -323,11 +323,29 @@ fn user_address(addrs: Addresses, operand: Operand) -> u64 {
     }
 }
 
+/// Whether `problem` runs on a stream kernel ([`Family::CudaCoreStream`],
+/// [`dispatch::streams`](crate::dispatch::streams)): A or B not 16-byte aligned, at most as many
+/// rows as the tallest one's tile, a precision that accepts FFMA (16-bit inputs). Those kernels
+/// read any alignment of A and B with 16-byte loads (realigned in registers), so copying an
+/// operand would only add its traffic twice.
+fn streamed(problem: &Problem) -> bool {
+    let rows = KERNELS
+        .iter()
+        .filter(|k| k.family == Family::CudaCoreStream)
+        .map(|k| k.block.m)
+        .max()
+        .unwrap_or(0);
+    (misaligned(problem.a()) || misaligned(problem.b()))
+        && problem.gemm().m <= rows as usize
+        && problem.maths().is_some_and(|ms| ms.contains(&Math::Ffma))
+}
+
 /// The staging of `problem` (resolved to its precision) on a device with the sm_90a module
 /// (`hopper`) or not, within `limit` bytes of staging buffer: every operand that is not 16-byte
 /// aligned, and on Hopper an A or B that TMA would read off its 128-byte lines ([`off_lines`]).
 /// `None` when the call runs as it is: nothing to stage, no product (`k == 0` or `alpha == 0`),
-/// FFMA, or copies that would cost more than they save (the module comment).
+/// FFMA, a call the stream kernels take ([`streamed`]), or copies that would cost more than they
+/// save (the module comment).
 pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Staging> {
     let (a, b, c) = (problem.a(), problem.b(), problem.c());
     let g = problem.gemm();
@@ -339,7 +357,7 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
         b: misaligned(b) || off(b),
         c: misaligned(c),
     };
-    if !problem.reads_ab() || !staged.any() {
+    if !problem.reads_ab() || !staged.any() || streamed(problem) {
         return None;
     }
     let math = *problem.maths()?.first()?;

@@ -30,8 +30,12 @@ fn precision_resolution() {
     );
     for p in [Default, Exact] {
         for tf32 in [false, true] {
-            assert_eq!(maths_for(Elem::F16, p, tf32).unwrap(), &[Math::MmaF16F32]);
-            assert_eq!(maths_for(Elem::Bf16, p, tf32).unwrap(), &[Math::MmaBf16F32]);
+            let (f16, bf16) = (
+                maths_for(Elem::F16, p, tf32).unwrap(),
+                maths_for(Elem::Bf16, p, tf32).unwrap(),
+            );
+            assert_eq!(f16, &[Math::MmaF16F32, Math::Ffma]);
+            assert_eq!(bf16, &[Math::MmaBf16F32, Math::Ffma]);
         }
     }
     // Tf32 and Tf32x3 with 16-bit inputs: error_tests.rs
@@ -341,6 +345,43 @@ fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
     let p = f32_problem(&Gemm::new(1, 14336, 4096).precision(Precision::Exact), true);
     let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert_eq!((s.math, s.block.m), (Math::Ffma, 8), "{}", s.name);
+}
+
+#[test]
+fn unaligned_decode_takes_the_stream_tile_of_its_rows() {
+    use tcgemm_kernels::config::Family;
+    // (family, tile rows) dispatch takes on 132 SMs with every kernel usable, cut as a context cuts
+    let pick = |g: Gemm, input: Elem, output: Elem| {
+        let p = problem(&g, input, output, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        (s.family, s.block.m)
+    };
+    let stream = Family::CudaCoreStream;
+    for (input, output) in [(Elem::F16, Elem::F16), (Elem::Bf16, Elem::F32)] {
+        // B 4096×50257 (N-major, odd `ld`) or 50257×4096 with an odd `ld`
+        for (m, bm) in [(1, 1), (3, 4), (4, 4), (5, 8), (8, 8)] {
+            assert_eq!(pick(Gemm::new(m, 50257, 4096), input, output), (stream, bm));
+            let nt = Gemm::new(m, 4096, 4096).trans_b(true).ldb(4097);
+            assert_eq!(pick(nt, input, output), (stream, bm), "{m} {input:?}");
+        }
+        // 9 rows: a stream tile would read B twice
+        assert_ne!(pick(Gemm::new(9, 50257, 4096), input, output).0, stream);
+        // aligned: never (the pipelined tiles measured faster)
+        for m in [1, 8] {
+            assert_ne!(pick(Gemm::new(m, 4096, 4096), input, output).0, stream);
+        }
+    }
+    // f32 inputs: the CUDA-core or TF32 tiles (no stream tile of f32 inputs)
+    for precision in [Precision::Exact, Precision::Tf32] {
+        let f32 = problem(
+            &Gemm::new(1, 50257, 4096).precision(precision),
+            Elem::F32,
+            Elem::F32,
+            false,
+        );
+        let s = select(KERNELS, &f32, Some(132), |_| true, context_cut(&f32)).unwrap();
+        assert_ne!(s.family, stream, "{}", s.name);
+    }
 }
 
 #[test]

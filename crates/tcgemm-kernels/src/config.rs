@@ -126,6 +126,11 @@ pub enum Family {
     /// its rows × a few columns and the warps split every k-tile into k-slices, summed through
     /// shared memory at the end. Any alignment.
     CudaCoreMultistage,
+    /// CUDA cores for a few rows of C (LLM decode, `m` ≤ the tile's rows), f16 or bf16 inputs
+    /// (the body also takes f32; the catalog declares none): B streamed from global memory into registers (16-byte chunks, realigned where
+    /// they are not 16-byte aligned), A staged in shared memory as f32, `fma.rn.f32`. Any
+    /// alignment.
+    CudaCoreStream,
     /// The seed TF32 `mma.sync` kernel (seed 000), kept as the named baseline.
     MmaSyncSeed,
     /// `mma.sync` tensor cores fed by a `cp.async` multistage shared-memory pipeline (TF32, FP16,

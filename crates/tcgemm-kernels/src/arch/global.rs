@@ -60,6 +60,19 @@ pub unsafe fn ld_global_nc_v4_f32(addr: u64) -> [f32; 4] {
     [a, b, c, d]
 }
 
+/// `ld.global.nc.v4.u32` — read-only 16-byte load of raw bits.
+///
+/// # Safety
+/// As [`ld_global_nc_f32`], 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_nc_v4_u32(addr: u64) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("ld.global.nc.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+        out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) addr,
+        options(readonly, nostack));
+    [a, b, c, d]
+}
+
 /// `ld.global.f32` — coherent load (C, which the kernel also writes).
 ///
 /// # Safety

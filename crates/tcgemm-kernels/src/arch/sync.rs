@@ -56,6 +56,22 @@ pub unsafe fn shfl_xor<const MASK: u32>(v: u32) -> u32 {
     r
 }
 
+/// The sum of `x` over the warp's 32 lanes by a butterfly of `shfl.sync.bfly` (lane distance 16,
+/// 8, 4, 2, 1): every lane adds the same two values at every step, so all lanes end with the same
+/// bits, in a fixed association.
+///
+/// # Safety
+/// Warp-convergent: all 32 lanes must execute it together.
+#[inline(always)]
+pub unsafe fn warp_sum(x: f32) -> f32 {
+    let mut x = x;
+    x += f32::from_bits(shfl_xor::<0b10000>(x.to_bits()));
+    x += f32::from_bits(shfl_xor::<0b1000>(x.to_bits()));
+    x += f32::from_bits(shfl_xor::<0b100>(x.to_bits()));
+    x += f32::from_bits(shfl_xor::<0b10>(x.to_bits()));
+    x + f32::from_bits(shfl_xor::<0b1>(x.to_bits()))
+}
+
 /// `shfl.sync.down.b32` by one lane within segments of 8 lanes: lane `l` receives `v` of lane
 /// `l + 1`, and the last lane of each segment (`l % 8 == 7`) its own `v`.
 ///

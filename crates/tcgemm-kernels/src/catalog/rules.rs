@@ -77,7 +77,8 @@ macro_rules! catalog {
 /// test name): `{precision}_{layout}_{BM}x{BN}x{BK}_w{WM}x{WN}_s{stages}`, with `sgemm` and a
 /// per-thread tile `t{TM}x{TN}` for the two CUDA-core families (told apart by their shapes: the
 /// multistage one has few rows and more stages), and the suffixes `_acc16` (f16 accumulation),
-/// `_seed`, `_tma`, `_tma_areg` and `_ldg`.
+/// `_seed`, `_tma`, `_tma_areg` and `_ldg`; the stream family is
+/// `{precision}_{layout}_{BM}x{BN}x{BK}_w{BM}x{columns per warp}_s{loads in flight}_stream`.
 macro_rules! kernel_name {
     (CudaCore $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
@@ -87,6 +88,12 @@ macro_rules! kernel_name {
     (CudaCoreMultistage $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
             "sgemm_", stringify!($ly), "_", $bm, "x", $bn, "x", $bk, "_t", $wm, "x", $wn, "_s", $s
+        )
+    };
+    (CudaCoreStream $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s, "_stream"
         )
     };
     (MmaSyncSeed $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
@@ -152,6 +159,18 @@ macro_rules! precision {
     ($w:ident bf16_bf16) => {
         $crate::catalog::rules::precision!(@ $w Bf16 Bf16 MmaBf16F32 "bf16_bf16" ""       WgmmaBf16)
     };
+    ($w:ident f16_f32_ffma) => {
+        $crate::catalog::rules::precision!(@ $w F16  F32  Ffma       "f16_f32"   ""       NoWgmma)
+    };
+    ($w:ident f16_f16_ffma) => {
+        $crate::catalog::rules::precision!(@ $w F16  F16  Ffma       "f16_f16"   ""       NoWgmma)
+    };
+    ($w:ident bf16_f32_ffma) => {
+        $crate::catalog::rules::precision!(@ $w Bf16 F32  Ffma       "bf16_f32"  ""       NoWgmma)
+    };
+    ($w:ident bf16_bf16_ffma) => {
+        $crate::catalog::rules::precision!(@ $w Bf16 Bf16 Ffma       "bf16_bf16" ""       NoWgmma)
+    };
     ($w:ident f16_f16_acc16) => {
         $crate::catalog::rules::precision!(@ $w F16  F16  MmaF16F16  "f16_f16"   "_acc16" NoWgmma)
     };
@@ -173,6 +192,9 @@ macro_rules! body_rule {
     };
     (CudaCoreMultistage $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::cuda_core_multistage::$f($($a),*)
+    };
+    (CudaCoreStream $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::cuda_core_stream::$f($($a),*)
     };
     (MmaSyncSeed $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::mma_sync_seed::$f($($a),*)

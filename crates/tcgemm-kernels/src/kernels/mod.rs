@@ -55,6 +55,26 @@ macro_rules! gemm_entry {
             );
         };
     };
+    (CudaCoreStream $prec:ident, $name:expr, $spec:expr) => {
+        #[cfg(not(target_feature = "sm_90a"))]
+        const _: () = {
+            const S: $crate::config::KernelSpec = $spec;
+            $crate::kernels::grid_entry!(
+                $name,
+                S,
+                $crate::threadblock::cuda_core_stream::gemm::<
+                    $crate::catalog::rules::precision!(out $prec),
+                    { S.input.bytes() },
+                    { matches!(S.input, $crate::config::Elem::Bf16) },
+                    { S.trans_a },
+                    { S.trans_b },
+                    { S.block.m },
+                    { S.block.n },
+                    { S.stages },
+                >
+            );
+        };
+    };
     (MmaSyncSeed $prec:ident, $name:expr, $spec:expr) => {
         #[cfg(not(target_feature = "sm_90a"))]
         const _: () = {

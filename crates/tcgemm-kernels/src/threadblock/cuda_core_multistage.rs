@@ -43,7 +43,7 @@ use {
     crate::arch::cp_async::{commit_group, wait_all, wait_group_n},
     crate::arch::smem::{base, ld_shared_v4_f32, st_shared_f32, st_shared_v4_f32},
     crate::arch::sync::sync_threads,
-    crate::epilogue::segment::store_segment,
+    crate::epilogue::{segment::store_segment, F32},
     crate::params::{flags, GemmParams},
 };
 
@@ -319,7 +319,7 @@ pub unsafe fn gemm<
             }
             w += 1;
         }
-        store_segment(p, v, gc, tile.m0 + r, tile.n0 + c);
+        store_segment::<F32>(p, v, gc, tile.m0 + r, tile.n0 + c);
         e += THREADS;
     }
 }

@@ -7,6 +7,8 @@
 //! - [`cuda_core`]: FP32 on CUDA cores, `cp.async` multistage pipeline, fragments double-buffered;
 //! - [`cuda_core_multistage`]: FP32 on CUDA cores for few rows of C, `cp.async` multistage
 //!   pipeline, warps splitting each k-tile;
+//! - [`cuda_core_stream`]: CUDA cores for a few rows of C (f16 and bf16 inputs), B streamed from
+//!   global memory into registers, A staged in shared memory;
 //! - [`mma_sync_seed`]: the seed TF32 kernel, kept as the named baseline;
 //! - [`mma_sync_multistage`]: 16-bit `mma.sync`, `cp.async` multistage pipeline;
 //! - [`mma_sync_multistage_tf32`]: TF32 `mma.sync`, `cp.async` multistage pipeline;
@@ -15,6 +17,7 @@
 
 pub mod cuda_core;
 pub mod cuda_core_multistage;
+pub mod cuda_core_stream;
 #[cfg(target_arch = "nvptx64")]
 pub mod global_to_shared;
 pub mod mma_sync_multistage;
