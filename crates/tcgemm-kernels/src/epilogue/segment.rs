@@ -38,44 +38,46 @@ pub unsafe fn store_segment<O: OutputElem>(
         v[q] = p.alpha * acc[q];
     }
     let vector = p.flags & flags::VEC_C != 0 && col + 4 <= p.n;
-    if O::IS_F32 && vector {
-        if !beta_zero {
-            let c = ld_global_v4_f32(addr);
-            for q in 0..4 {
-                v[q] = fma_rn_f32(p.beta, c[q], v[q]);
+    if O::IS_F32 {
+        if vector {
+            if !beta_zero {
+                let c = ld_global_v4_f32(addr);
+                for q in 0..4 {
+                    v[q] = fma_rn_f32(p.beta, c[q], v[q]);
+                }
+            }
+            st_global_v4_f32(addr, v);
+        } else {
+            for (q, x) in v.iter().enumerate() {
+                if col + (q as u32) < p.n {
+                    let at = addr + 4 * q as u64;
+                    let mut y = *x;
+                    if !beta_zero {
+                        y = fma_rn_f32(p.beta, ld_global_f32(at), y);
+                    }
+                    st_global_f32(at, y);
+                }
             }
         }
-        st_global_v4_f32(addr, v);
         return;
     }
-    // element by element: the old C (16-bit elements widened exactly), then the stores
-    for (q, x) in v.iter_mut().enumerate() {
-        if !beta_zero && col + (q as u32) < p.n {
-            let at = addr + O::BYTES * q as u64;
-            let old = if O::IS_F32 {
-                ld_global_f32(at)
-            } else {
-                O::widen(ld_global_u16(at))
-            };
-            *x = fma_rn_f32(p.beta, old, *x);
-        }
-    }
-    if O::IS_F32 {
-        for (q, x) in v.iter().enumerate() {
+    // 16-bit C: the old C widened exactly, then the 4 elements packed, stored as one 8-byte
+    // vector or element by element
+    if !beta_zero {
+        for (q, x) in v.iter_mut().enumerate() {
             if col + (q as u32) < p.n {
-                st_global_f32(addr + 4 * q as u64, *x);
+                *x = fma_rn_f32(p.beta, O::widen(ld_global_u16(addr + 2 * q as u64)), *x);
             }
         }
+    }
+    let packed = [O::pack(v[0], v[1]), O::pack(v[2], v[3])];
+    if vector {
+        st_global_v2_u32(addr, packed);
     } else {
-        let packed = [O::pack(v[0], v[1]), O::pack(v[2], v[3])];
-        if vector {
-            st_global_v2_u32(addr, packed);
-        } else {
-            for q in 0..4u32 {
-                if col + q < p.n {
-                    let half = (packed[(q / 2) as usize] >> (16 * (q % 2))) as u16;
-                    st_global_u16(addr + 2 * q as u64, half);
-                }
+        for q in 0..4u32 {
+            if col + q < p.n {
+                let half = (packed[(q / 2) as usize] >> (16 * (q % 2))) as u16;
+                st_global_u16(addr + 2 * q as u64, half);
             }
         }
     }
