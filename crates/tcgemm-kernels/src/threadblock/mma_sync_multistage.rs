@@ -9,7 +9,9 @@
 //!
 //! Pipeline (prefetch distance `STAGES−1`): wait until k-tile `t` has landed and every warp has left
 //! stage `(t−1) % STAGES` (one `bar.sync`), issue the copies of tile `t+STAGES−1` into that freed stage,
-//! then multiply stage `t % STAGES`. The epilogue is `store_pairs`.
+//! then multiply stage `t % STAGES`. With 64×64 warp tiles the k-tiles whose refill lies inside K
+//! with every chunk interior run first, as iterations without a bound test or edge path
+//! (`PrecomputedCopy::issue_interior`), in serpentine MMA order. The epilogue is `store_pairs`.
 
 use crate::config::GemmShape;
 #[cfg(target_arch = "nvptx64")]
@@ -153,63 +155,87 @@ pub unsafe fn gemm<
             }
             let ksteps = BK / 16;
             let mut kt = 0;
-            while kt < ktiles {
-                let ta = smem + (kt % STAGES) * stage_bytes;
-                for ks in 0..ksteps {
-                    let cur = (ks % 2) as usize;
-                    let nxt = 1 - cur;
-                    if ks + 1 < ksteps {
-                        load_fragments::<BM, BN, BK, PAD, MI, NI>(
-                            &mut af[nxt],
-                            &mut bf[nxt],
-                            ta,
-                            a_bytes,
-                            a_kc,
-                            b_kc,
-                            wm0,
-                            wn0,
-                            (ks + 1) * 16,
-                            lane,
-                        );
-                    }
-                    if ks == 0 {
-                        // Refill the stage every warp finished reading before the last barrier.
-                        // Issued after the fragment loads and before the MMAs: ptxas reuses the
-                        // copies' address registers soon after, and a register a `cp.async` has not
-                        // read yet stalls its next writer (long scoreboard); the MMAs give the
-                        // copies time to drain (kernel-log.md).
-                        let nt = kt + STAGES - 1;
-                        if nt < ktiles {
+            // k-tiles whose refill (tile kt + STAGES − 1) lies inside K with every chunk interior
+            // (`steady`) run an iteration without a bound test or edge path: one basic block that
+            // ptxas interleaves with the MMAs (kernel-log.md, session 20). The rest follow.
+            let steady = if ca.interior() && cb.interior() {
+                (p.k / BK).saturating_sub(STAGES - 1)
+            } else {
+                0
+            };
+            // One k-tile: fragments of the next k-step load while this one multiplies; the
+            // refill copies go out after the first k-step's fragment loads.
+            macro_rules! k_tile {
+                ($interior:expr) => {{
+                    let ta = smem + (kt % STAGES) * stage_bytes;
+                    for ks in 0..ksteps {
+                        let cur = (ks % 2) as usize;
+                        let nxt = 1 - cur;
+                        if ks + 1 < ksteps {
+                            load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                                &mut af[nxt],
+                                &mut bf[nxt],
+                                ta,
+                                a_bytes,
+                                a_kc,
+                                b_kc,
+                                wm0,
+                                wn0,
+                                (ks + 1) * 16,
+                                lane,
+                            );
+                        }
+                        if ks == 0 {
+                            // Refill the stage every warp finished reading before the last
+                            // barrier. Issued after the fragment loads and before the MMAs:
+                            // ptxas reuses the copies' address registers soon after, and a
+                            // register a `cp.async` has not read yet stalls its next writer
+                            // (long scoreboard); the MMAs give the copies time to drain.
+                            let nt = kt + STAGES - 1;
                             let st = smem + (nt % STAGES) * stage_bytes;
-                            ca.issue::<BM, BK, THREADS, 2>(st, nt);
-                            cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
+                            if $interior {
+                                ca.issue_interior::<BM, BK, THREADS, 2>(st, nt);
+                                cb.issue_interior::<BN, BK, THREADS, 2>(st + a_bytes, nt);
+                            } else if nt < ktiles {
+                                ca.issue::<BM, BK, THREADS, 2>(st, nt);
+                                cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
+                            }
+                            commit_group();
                         }
-                        commit_group();
-                    }
-                    if ks + 1 == ksteps && kt + 1 < ktiles {
-                        // Tile kt+1 must have landed and every warp must be past its reads of the stage
-                        // the next iteration refills (stage (kt+STAGES)%STAGES = the one read now).
-                        wait_group_n(STAGES - 2);
-                        sync_threads();
-                        load_fragments::<BM, BN, BK, PAD, MI, NI>(
-                            &mut af[nxt],
-                            &mut bf[nxt],
-                            smem + ((kt + 1) % STAGES) * stage_bytes,
-                            a_bytes,
-                            a_kc,
-                            b_kc,
-                            wm0,
-                            wn0,
-                            0,
-                            lane,
-                        );
-                    }
-                    for i in 0..MI {
-                        for j in 0..NI {
-                            M::mma(&mut acc[i][j], af[cur][i], bf[cur][j]);
+                        if ks + 1 == ksteps && ($interior || kt + 1 < ktiles) {
+                            // Tile kt+1 must have landed and every warp must be past its reads
+                            // of the stage the next iteration refills (the one read now).
+                            wait_group_n(STAGES - 2);
+                            sync_threads();
+                            load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                                &mut af[nxt],
+                                &mut bf[nxt],
+                                smem + ((kt + 1) % STAGES) * stage_bytes,
+                                a_bytes,
+                                a_kc,
+                                b_kc,
+                                wm0,
+                                wn0,
+                                0,
+                                lane,
+                            );
+                        }
+                        // Serpentine order: each row change keeps the last B fragment.
+                        for i in 0..MI {
+                            for jj in 0..NI {
+                                let j = if i % 2 == 0 { jj } else { NI - 1 - jj };
+                                M::mma(&mut acc[i][j], af[cur][i], bf[cur][j]);
+                            }
                         }
                     }
-                }
+                }};
+            }
+            while kt < steady {
+                k_tile!(true);
+                kt += 1;
+            }
+            while kt < ktiles {
+                k_tile!(false);
                 kt += 1;
             }
         } else {

@@ -125,6 +125,35 @@ impl PrecomputedCopy {
         }
     }
 
+    /// Every chunk of this thread lies inside the matrix and may be copied 16 bytes at a time: a
+    /// k-tile inside K can go through [`Self::issue_interior`].
+    #[inline(always)]
+    pub fn interior(&self) -> bool {
+        self.vec && self.rows_full
+    }
+
+    /// Issues this thread's copies of k-tile `kt`, which lies inside K, into the operand tile at
+    /// shared address `tile`: one `cp.async.cg … 16` per chunk and no branch, so that a mainloop
+    /// made of these stays one basic block for ptxas to schedule.
+    ///
+    /// # Safety
+    /// As [`Self::issue`], and [`Self::interior`] holds and `(kt + 1)·BK ≤ k`.
+    #[inline(always)]
+    pub unsafe fn issue_interior<const R: u32, const BK: u32, const THREADS: u32, const EB: u32>(
+        &self,
+        tile: u32,
+        kt: u32,
+    ) {
+        let per_thread = R * BK / (16 / EB) / THREADS;
+        let mut src = self.src0.wrapping_add(kt as u64 * self.kstep);
+        let mut dst = tile + self.dst0;
+        for _ in 0..per_thread {
+            global_to_shared_cg_16(dst, src);
+            src = src.wrapping_add(self.istep);
+            dst += self.dstep;
+        }
+    }
+
     /// Issues this thread's copies of k-tile `kt` into the operand tile at shared address `tile`.
     ///
     /// # Safety
@@ -139,16 +168,12 @@ impl PrecomputedCopy {
         let epc = 16 / EB;
         let per_thread = R * BK / epc / THREADS;
         let k0 = kt * BK;
-        let mut src = self.src0.wrapping_add(kt as u64 * self.kstep);
-        let mut dst = tile + self.dst0;
-        if self.vec && self.rows_full && k0 + BK <= self.k {
-            for _ in 0..per_thread {
-                global_to_shared_cg_16(dst, src);
-                src = src.wrapping_add(self.istep);
-                dst += self.dstep;
-            }
+        if self.interior() && k0 + BK <= self.k {
+            self.issue_interior::<R, BK, THREADS, EB>(tile, kt);
             return;
         }
+        let mut src = self.src0.wrapping_add(kt as u64 * self.kstep);
+        let mut dst = tile + self.dst0;
         for i in 0..per_thread {
             let (r, kk) = if self.k_contig {
                 (self.r + i * self.step, self.kk)

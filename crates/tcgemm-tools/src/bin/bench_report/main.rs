@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release -p tcgemm-tools --bin bench_report -- [--out DIR] [--quick] [--kernels NAME,NAME,...]
 //!     [--shapes LIST] [--paths fp32,tf32,f16,bf16] [--reps N] [--samples N] [--device N]
+//!     [--no-stream-k] [--no-staging] [--force-sm80]
 //! cargo run --release -p tcgemm-tools --bin bench_report -- --shapes unaligned --paths f16,bf16
 //! bundle/run.sh tool bench_report --out $OUT          # in the GPU bundle
 //! ```
@@ -96,6 +97,10 @@ struct Args {
     /// compare.
     #[arg(long)]
     no_staging: bool,
+    /// Run tcgemm on its sm_80 kernels alone (`ContextOptions::force_sm80`): the Ampere path as
+    /// an A100 or RTX GPU runs it, measured on this GPU.
+    #[arg(long)]
+    force_sm80: bool,
 }
 
 fn parse_path(s: &str) -> Result<Path, String> {
@@ -375,8 +380,9 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let opts = (args.no_stream_k || args.no_staging).then(|| ContextOptions {
+    let opts = (args.no_stream_k || args.no_staging || args.force_sm80).then(|| ContextOptions {
         stream_k: !args.no_stream_k,
+        force_sm80: args.force_sm80,
         staging_limit: if args.no_staging {
             0
         } else {
