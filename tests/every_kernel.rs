@@ -1,5 +1,6 @@
 //! Every kernel of every loaded module, by name, on one tail shape (no dimension a tile multiple,
-//! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items) and one full-tile shape.
+//! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items), one full-tile shape and
+//! one aligned shape with edge tiles.
 //! Small on purpose: the GPU bundle runs it under `compute-sanitizer` (memcheck, racecheck,
 //! synccheck, initcheck) with the filter `every_kernel`; `TCGEMM_KERNEL_FILTER=SUBSTRING` limits it to
 //! the kernels whose names contain SUBSTRING.
@@ -11,7 +12,7 @@
 use tcgemm::{Context, KernelSpec, Math, Precision, Role};
 use tcgemm_testkit::*;
 
-fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
+fn shapes(spec: &KernelSpec) -> [(String, Problem); 3] {
     let (bm, bn, bk) = (
         spec.block.m as usize,
         spec.block.n as usize,
@@ -39,7 +40,17 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 2] {
     let full = Problem::new(2 * bm, 2 * bn, 4 * bk)
         .trans(spec.trans_a, spec.trans_b)
         .precision(prec);
-    [("tail".into(), tail), ("full".into(), full)]
+    // aligned and packed, so 16-byte copies are allowed, with edge tiles that hold half a tile and
+    // 8 more rows and columns: some threads' copies lie inside the matrix and others' do not, and
+    // K is long enough for a steady k-loop (the loop a block takes must not depend on the thread)
+    let edge = Problem::new(bm + bm / 2 + 8, bn + bn / 2 + 8, 8 * bk)
+        .trans(spec.trans_a, spec.trans_b)
+        .precision(prec);
+    [
+        ("tail".into(), tail),
+        ("full".into(), full),
+        ("edge".into(), edge),
+    ]
 }
 
 fn run<I: TestElem, O: TestElem>(ctx: &Context, spec: &KernelSpec, rng: &mut Rng) {

@@ -14,6 +14,29 @@ pub fn f32_to_tf32_rna(x: f32) -> u32 {
     r
 }
 
+/// Rounds an f32 `mma` operand to TF32, to nearest with ties away from zero, in two instructions
+/// (`cvt.rna.tf32.f32` is three on sm_90): half a TF32 ulp is added to the bits of a finite
+/// value and the tensor core, which reads only the top 19 bits of a TF32 operand, truncates the
+/// rest (CUTLASS's `round_half_ulp_truncate`; `tests/tf32.rs` checks the kernels' results bit for
+/// bit against round-to-nearest). Infinities and NaNs pass unchanged. The low 13 bits of the
+/// result are not zero: use it only as an `mma` operand.
+#[inline(always)]
+pub fn f32_to_tf32_rna_mma_operand(x: f32) -> u32 {
+    let r: u32;
+    // SAFETY: register arithmetic has no preconditions.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; .reg .f32 m; .reg .b32 t;",
+            "abs.f32 m, {1};",
+            "setp.lt.f32 p, m, 0f7F800000;",
+            "add.u32 t, {1}, 4096;",
+            "selp.b32 {0}, t, {1}, p; }}",
+            out(reg32) r, in(reg32) x, options(pure, nomem, nostack)
+        )
+    };
+    r
+}
+
 /// `cvt.rn.f16x2.f32` — packs two f32 into f16x2, round to nearest even: `lo` in bits 0..16.
 #[inline(always)]
 pub fn f32x2_to_f16x2_rn(lo: f32, hi: f32) -> u32 {

@@ -4,6 +4,12 @@
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
 //! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` with f32 output.
 //!
+//! With 64×64 warp tiles and A k-contiguous (`nn`, `nt`) the pipeline is the 16-bit kernels':
+//! fragments double-buffered in registers, the k-tiles whose refill lies inside K with every chunk
+//! interior first, through `PerChunkCopy::issue_interior` (no test, one basic block), MMAs in
+//! serpentine order. The other tiles and layouts load each k-step's fragments right before its
+//! MMAs.
+//!
 //! Shared rows: k-contiguous `BK + 4` floats (with BK = 32, 144 B: 9 16-byte chunks, odd, so an
 //! `ldmatrix`'s eight rows hit eight distinct bank groups); r-contiguous `R + 8` floats (≡ 8 mod 32
 //! banks, so the scalar fragment loads of a warp hit 32 distinct banks).
@@ -19,7 +25,7 @@ use {
     crate::arch::sync::sync_threads,
     crate::epilogue::{fragment::store_pairs, F32},
     crate::params::{flags, GemmParams},
-    crate::warp::mma_sync_tf32::{a_fragment, b_fragments},
+    crate::warp::mma_sync_tf32::load_fragments,
 };
 
 /// Padding of a k-contiguous row (floats).
@@ -78,6 +84,8 @@ pub unsafe fn gemm<
     const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
     const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
     const { assert!(BK.is_multiple_of(8)) };
+    // the double-buffered loop alternates fragment buffers by k-step parity across k-tiles
+    const { assert!(MI * NI < 32 || TRANS_A || (BK / 8).is_multiple_of(2)) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
@@ -125,42 +133,135 @@ pub unsafe fn gemm<
         commit_group();
         s += 1;
     }
-    let mut kt = 0;
-    while kt < ktiles {
+    if MI * NI >= 32 && !TRANS_A {
+        // 64×64 warp tiles with A k-contiguous: fragments double-buffered in registers, as in the
+        // 16-bit `mma_sync_multistage` (its module docs tell the pipeline). With A r-contiguous
+        // (16 scalar shared loads per fragment set) the second buffer spills (kernel-log.md,
+        // session 21).
         wait_group_n(STAGES - 2);
         sync_threads();
-        let nt = kt + STAGES - 1;
-        if nt < ktiles {
-            let st = smem + (nt % STAGES) * stage_bytes;
-            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
-            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
+        let mut af = [[[0u32; 4]; MI]; 2];
+        let mut bf = [[[0u32; 2]; NI]; 2];
+        if ktiles > 0 {
+            load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
+            );
         }
-        commit_group();
-        let ta = smem + (kt % STAGES) * stage_bytes;
-        let tb = ta + a_bytes;
-        let mut kk = 0;
-        while kk < BK {
-            let mut af = [[0u32; 4]; MI];
-            for (i, f) in af.iter_mut().enumerate() {
-                *f = a_fragment::<BM, BK, KPAD, RPAD>(ta, a_kc, wm0 + i as u32 * 16, kk, lane);
-            }
-            let mut bf = [[0u32; 2]; NI];
-            let mut j = 0;
-            while j < NI {
-                let pair =
-                    b_fragments::<BN, BK, KPAD, RPAD>(tb, b_kc, wn0 + j as u32 * 8, kk, lane);
-                bf[j] = pair[0];
-                bf[j + 1] = pair[1];
-                j += 2;
-            }
-            for i in 0..MI {
-                for j in 0..NI {
-                    mma_m16n8k8_row_col_f32_tf32_tf32_f32(&mut acc[i][j], af[i], bf[j]);
+        let ksteps = BK / 8;
+        let mut kt = 0;
+        // k-tiles whose refill lies inside K with every chunk interior run without a bound test
+        // or edge path (kernel-log.md, sessions 20 and 21)
+        let steady = if ca.interior::<BM, BK, THREADS>() && cb.interior::<BN, BK, THREADS>() {
+            (p.k / BK).saturating_sub(STAGES - 1)
+        } else {
+            0
+        };
+        macro_rules! k_tile {
+            ($interior:expr) => {{
+                let ta = smem + (kt % STAGES) * stage_bytes;
+                for ks in 0..ksteps {
+                    let cur = (ks % 2) as usize;
+                    let nxt = 1 - cur;
+                    if ks + 1 < ksteps {
+                        load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                            &mut af[nxt],
+                            &mut bf[nxt],
+                            ta,
+                            a_bytes,
+                            a_kc,
+                            b_kc,
+                            wm0,
+                            wn0,
+                            (ks + 1) * 8,
+                            lane,
+                        );
+                    }
+                    if ks == 0 {
+                        // refill the stage every warp finished reading before the last barrier
+                        let nt = kt + STAGES - 1;
+                        let st = smem + (nt % STAGES) * stage_bytes;
+                        if $interior {
+                            ca.issue_interior::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
+                            cb.issue_interior::<BN, BK, KPAD, RPAD, THREADS>(
+                                st + a_bytes,
+                                nt * BK,
+                                tid,
+                            );
+                        } else if nt < ktiles {
+                            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
+                            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
+                        }
+                        commit_group();
+                    }
+                    if ks + 1 == ksteps && ($interior || kt + 1 < ktiles) {
+                        // tile kt+1 has landed and every warp is past the stage refilled next
+                        wait_group_n(STAGES - 2);
+                        sync_threads();
+                        load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                            &mut af[nxt],
+                            &mut bf[nxt],
+                            smem + ((kt + 1) % STAGES) * stage_bytes,
+                            a_bytes,
+                            a_kc,
+                            b_kc,
+                            wm0,
+                            wn0,
+                            0,
+                            lane,
+                        );
+                    }
+                    // serpentine order: each row change keeps the last B fragment
+                    for i in 0..MI {
+                        for jj in 0..NI {
+                            let j = if i % 2 == 0 { jj } else { NI - 1 - jj };
+                            mma_m16n8k8_row_col_f32_tf32_tf32_f32(
+                                &mut acc[i][j],
+                                af[cur][i],
+                                bf[cur][j],
+                            );
+                        }
+                    }
                 }
-            }
-            kk += 8;
+            }};
         }
-        kt += 1;
+        while kt < steady {
+            k_tile!(true);
+            kt += 1;
+        }
+        while kt < ktiles {
+            k_tile!(false);
+            kt += 1;
+        }
+    } else {
+        // fragments loaded right before their MMAs
+        let mut kt = 0;
+        while kt < ktiles {
+            wait_group_n(STAGES - 2);
+            sync_threads();
+            let nt = kt + STAGES - 1;
+            if nt < ktiles {
+                let st = smem + (nt % STAGES) * stage_bytes;
+                ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
+                cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
+            }
+            commit_group();
+            let ta = smem + (kt % STAGES) * stage_bytes;
+            let mut kk = 0;
+            while kk < BK {
+                let mut af = [[0u32; 4]; MI];
+                let mut bf = [[0u32; 2]; NI];
+                load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                    &mut af, &mut bf, ta, a_bytes, a_kc, b_kc, wm0, wn0, kk, lane,
+                );
+                for i in 0..MI {
+                    for j in 0..NI {
+                        mma_m16n8k8_row_col_f32_tf32_tf32_f32(&mut acc[i][j], af[i], bf[j]);
+                    }
+                }
+                kk += 8;
+            }
+            kt += 1;
+        }
     }
     wait_all();
     store_pairs::<F32, MI, NI>(

@@ -5,19 +5,20 @@
 //! `(rows 0–7, k 0–3), (rows 8–15, k 0–3), (rows 0–7, k 4–7), (rows 8–15, k 4–7)` are exactly the
 //! m16n8k8 A fragment `a0..a3` (and two B fragments per `x4`). `ldmatrix.trans` moves 16-bit halves,
 //! so an operand kept r-contiguous is read with scalar `ld.shared` instead. Every fragment register
-//! is rounded with `cvt.rna.tf32.f32` before the MMA.
+//! is rounded to nearest (ties away) before the MMA by adding half a TF32 ulp to its bits, the
+//! tensor core truncating the rest (`f32_to_tf32_rna_mma_operand`).
 //!
 //! Shared operand tiles of f32: k-contiguous `smem[r][BK + KPAD]`, r-contiguous `smem[k][R + RPAD]`
 //! (see `threadblock::global_to_shared`).
 
-use crate::arch::convert::f32_to_tf32_rna;
+use crate::arch::convert::f32_to_tf32_rna_mma_operand;
 use crate::arch::ldmatrix::shared_to_reg_x4;
 use crate::arch::smem::ld_shared_u32;
 
-/// Rounds f32 bits to TF32 (`cvt.rna.tf32.f32`).
+/// Rounds f32 bits to TF32 as an `mma` operand (to nearest, ties away from zero).
 #[inline(always)]
 fn tf32(bits: u32) -> u32 {
-    f32_to_tf32_rna(f32::from_bits(bits))
+    f32_to_tf32_rna_mma_operand(f32::from_bits(bits))
 }
 
 /// Byte offset of element `(r, k)` in an f32 operand tile of `R` rows.
@@ -88,4 +89,45 @@ pub unsafe fn b_fragments<const R: u32, const BK: u32, const KPAD: u32, const RP
         ]
     };
     [[tf32(r[0]), tf32(r[1])], [tf32(r[2]), tf32(r[3])]]
+}
+
+/// Loads the A fragments (`MI` m16 tiles from row `wm0`) and B fragments (`NI` n8 tiles from column
+/// `wn0`) of k step `kk` of the stage at `stage` (the `BM`-row A tile, then the `BN`-row B tile at
+/// `a_bytes`), rounded to TF32.
+///
+/// # Safety
+/// As [`a_fragment`]; `stage` holds both tiles.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn load_fragments<
+    const BM: u32,
+    const BN: u32,
+    const BK: u32,
+    const KPAD: u32,
+    const RPAD: u32,
+    const MI: usize,
+    const NI: usize,
+>(
+    af: &mut [[u32; 4]; MI],
+    bf: &mut [[u32; 2]; NI],
+    stage: u32,
+    a_bytes: u32,
+    a_kc: bool,
+    b_kc: bool,
+    wm0: u32,
+    wn0: u32,
+    kk: u32,
+    lane: u32,
+) {
+    for (i, f) in af.iter_mut().enumerate() {
+        *f = a_fragment::<BM, BK, KPAD, RPAD>(stage, a_kc, wm0 + i as u32 * 16, kk, lane);
+    }
+    let mut j = 0;
+    while j < NI {
+        let pair =
+            b_fragments::<BN, BK, KPAD, RPAD>(stage + a_bytes, b_kc, wn0 + j as u32 * 8, kk, lane);
+        bf[j] = pair[0];
+        bf[j + 1] = pair[1];
+        j += 2;
+    }
 }

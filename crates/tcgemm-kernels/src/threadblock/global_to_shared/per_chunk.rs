@@ -7,7 +7,9 @@
 //! 16-byte access is not allowed (`vec == false`), each element goes with its own 4-byte
 //! `cp.async.ca … 4, src_bytes`.
 
-use crate::arch::cp_async::{global_to_shared_ca_4_zfill, global_to_shared_cg_16_zfill};
+use crate::arch::cp_async::{
+    global_to_shared_ca_4_zfill, global_to_shared_cg_16, global_to_shared_cg_16_zfill,
+};
 
 /// Geometry of one operand's tile copy.
 #[derive(Clone, Copy)]
@@ -29,6 +31,60 @@ pub struct PerChunkCopy {
 }
 
 impl PerChunkCopy {
+    /// Whether a tile of `R` rows at this copy's origin may go through [`Self::issue_interior`]:
+    /// 16-byte access allowed, every row inside the matrix, and the chunks of a `THREADS`-thread
+    /// copy on whole lines (each thread keeps its position along the contiguous dimension). The
+    /// same in every thread of the block, so a mainloop may branch on it around its barriers.
+    #[inline(always)]
+    pub fn interior<const R: u32, const BK: u32, const THREADS: u32>(&self) -> bool {
+        let per_line = if self.k_contig { BK / 4 } else { R / 4 };
+        THREADS.is_multiple_of(per_line)
+            && (R * BK / 4).is_multiple_of(THREADS)
+            && self.vec
+            && self.r0 + R <= self.rows
+    }
+
+    /// Issues this thread's copies of the k-tile at `k0`, which lies inside K, into the shared
+    /// tile at `dst`: one `cp.async.cg … 16` per chunk, addresses a fixed stride apart, no test,
+    /// so that a mainloop made of these stays one basic block for ptxas to schedule.
+    ///
+    /// # Safety
+    /// As [`Self::issue`], and [`Self::interior`] holds and `k0 + BK ≤ k`.
+    #[inline(always)]
+    pub unsafe fn issue_interior<
+        const R: u32,
+        const BK: u32,
+        const KPAD: u32,
+        const RPAD: u32,
+        const THREADS: u32,
+    >(
+        &self,
+        dst: u32,
+        k0: u32,
+        tid: u32,
+    ) {
+        // a line is a row (k-contiguous) or a k index (r-contiguous) of the tile
+        let (per_line, line_bytes) = if self.k_contig {
+            (BK / 4, (BK + KPAD) * 4)
+        } else {
+            (R / 4, (R + RPAD) * 4)
+        };
+        let (line, pos) = (tid / per_line, (tid % per_line) * 4);
+        let off = if self.k_contig {
+            (self.r0 + line) as u64 * self.ld + (k0 + pos) as u64
+        } else {
+            (k0 + line) as u64 * self.ld + (self.r0 + pos) as u64
+        };
+        let mut src = self.base.wrapping_add(off * 4);
+        let mut d = dst + line * line_bytes + pos * 4;
+        let lines = THREADS / per_line;
+        for _ in 0..R * BK / 4 / THREADS {
+            global_to_shared_cg_16(d, src);
+            src = src.wrapping_add(lines as u64 * self.ld * 4);
+            d += lines * line_bytes;
+        }
+    }
+
     /// Issues this thread's copies of k-tile `kt` (origin `k0 = kt·BK`) into the shared tile at
     /// `dst`. `R`, `BK`, the paddings and the thread count are compile-time constants.
     ///

@@ -48,6 +48,8 @@ pub struct PrecomputedCopy {
     vec: bool,
     /// Every chunk's rows are inside the matrix (see the module docs).
     rows_full: bool,
+    /// The whole tile's rows are inside the matrix: the same in every thread of the block.
+    tile_full: bool,
 }
 
 impl PrecomputedCopy {
@@ -100,6 +102,7 @@ impl PrecomputedCopy {
                 k,
                 vec,
                 rows_full: last < rows,
+                tile_full: r0 + R <= rows,
             }
         } else {
             let per_row = R / epc;
@@ -121,15 +124,18 @@ impl PrecomputedCopy {
                 k,
                 vec,
                 rows_full: r + epc <= rows,
+                tile_full: r0 + R <= rows,
             }
         }
     }
 
-    /// Every chunk of this thread lies inside the matrix and may be copied 16 bytes at a time: a
-    /// k-tile inside K can go through [`Self::issue_interior`].
+    /// The whole tile lies inside the matrix and may be copied 16 bytes at a time: a k-tile inside
+    /// K can go through [`Self::issue_interior`]. The same in every thread of the block, so a
+    /// mainloop may branch on it around its barriers (`bar.sync` wants a warp's threads at the
+    /// same instruction).
     #[inline(always)]
     pub fn interior(&self) -> bool {
-        self.vec && self.rows_full
+        self.vec && self.tile_full
     }
 
     /// Issues this thread's copies of k-tile `kt`, which lies inside K, into the operand tile at
@@ -168,7 +174,7 @@ impl PrecomputedCopy {
         let epc = 16 / EB;
         let per_thread = R * BK / epc / THREADS;
         let k0 = kt * BK;
-        if self.interior() && k0 + BK <= self.k {
+        if self.vec && self.rows_full && k0 + BK <= self.k {
             self.issue_interior::<R, BK, THREADS, EB>(tile, kt);
             return;
         }
