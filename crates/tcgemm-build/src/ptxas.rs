@@ -83,20 +83,24 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               nor do the other CUDA-core layouts",
     },
     SpillAllowance {
-        kernel: |k| {
-            k.family == Family::MmaSyncMultistage
-                && k.math == Math::MmaTf32
-                && k.block.n == 256
-                && !k.trans_a
-                && !k.trans_b
-        },
+        kernel: |k| tf32_128x256(k) && !k.trans_a && !k.trans_b,
         max_bytes: 32,
         why: "the TF32 128x256 `nn` tile (64x64 warp tiles, fragments double-buffered, 255 \
               registers): ptxas 12.9 spills 24 B (sm_80 and sm_90), three 64-bit copy addresses \
-              stored and reloaded once per k-tile (SASS: 3 STL.64 + 3 LDL.64 in a 622-instruction \
-              steady loop). Measured faster than the same loop without spills (rounding with \
-              `cvt.rna`, 254 registers): 185.4 against 179.6 TFLOPS at 4096^3, 173.3 against \
-              167.6 at 8192^3 (H200; docs/kernel-log.md, session 21)",
+              stored and reloaded once per k-tile (SASS: 3 STL.64 + 3 LDL.64 in a \
+              622-instruction steady loop). Measured faster than the same loop without spills \
+              (rounding with `cvt.rna`, 254 registers): 185.4 against 179.6 TFLOPS at 4096^3, \
+              173.3 against 167.6 at 8192^3 (H200; docs/kernel-log.md, session 21)",
+    },
+    SpillAllowance {
+        kernel: |k| tf32_128x256(k) && k.trans_a && k.trans_b,
+        max_bytes: 96,
+        why: "the TF32 128x256 `tt` tile (fragments double-buffered, 255 registers; A's \
+              fragments from 16 scalar shared loads): ptxas 12.9 spills 24 B on sm_80 and \
+              52 B stores / 84 B loads on sm_90 (SASS: 7 LDL of loop invariants per k-tile). \
+              Measured faster than the single-buffered loop without spills: 166.3 against \
+              112.6-127.1 TFLOPS at 4096^3, 139.8 against 114.7-115.8 at 8192^3 (H200; \
+              docs/kernel-log.md, session 21)",
     },
     SpillAllowance {
         kernel: |k| k.math == Math::MmaTf32x3 && k.block.n == 192,
@@ -107,6 +111,11 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               the tile runs up to 1.3x the unspilled 128x128 one (H200; docs/f32-log.md)",
     },
 ];
+
+/// The TF32 `mma.sync` multistage 128×256 tiles (64×64 warp tiles), one per layout.
+fn tf32_128x256(k: &KernelSpec) -> bool {
+    k.family == Family::MmaSyncMultistage && k.math == Math::MmaTf32 && k.block.n == 256
+}
 
 /// Why running `ptxas` gave no report.
 #[derive(Debug)]

@@ -4,10 +4,10 @@
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
 //! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` with f32 output.
 //!
-//! With 64×64 warp tiles and A k-contiguous (`nn`, `nt`) the pipeline is the 16-bit kernels':
+//! With 64×64 warp tiles in `nn`, `nt` and `tt` the pipeline is the 16-bit kernels':
 //! fragments double-buffered in registers, the k-tiles whose refill lies inside K with every chunk
 //! interior first, through `PerChunkCopy::issue_interior` (no test, one basic block), MMAs in
-//! serpentine order. The other tiles and layouts load each k-step's fragments right before its
+//! serpentine order. The other tiles, and `tn`, load each k-step's fragments right before their
 //! MMAs.
 //!
 //! Shared rows: k-contiguous `BK + 4` floats (with BK = 32, 144 B: 9 16-byte chunks, odd, so an
@@ -85,7 +85,7 @@ pub unsafe fn gemm<
     const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
     const { assert!(BK.is_multiple_of(8)) };
     // the double-buffered loop alternates fragment buffers by k-step parity across k-tiles
-    const { assert!(MI * NI < 32 || TRANS_A || (BK / 8).is_multiple_of(2)) };
+    const { assert!(MI * NI < 32 || (BK / 8).is_multiple_of(2)) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
     if bid >= tiles_m * tiles_n || z >= p.batch {
         return;
@@ -133,11 +133,11 @@ pub unsafe fn gemm<
         commit_group();
         s += 1;
     }
-    if MI * NI >= 32 && !TRANS_A {
-        // 64×64 warp tiles with A k-contiguous: fragments double-buffered in registers, as in the
-        // 16-bit `mma_sync_multistage` (its module docs tell the pipeline). With A r-contiguous
-        // (16 scalar shared loads per fragment set) the second buffer spills (kernel-log.md,
-        // session 21).
+    if MI * NI >= 32 && !(TRANS_A && !TRANS_B) {
+        // 64×64 warp tiles but `tn`: fragments double-buffered in registers, as in the 16-bit
+        // `mma_sync_multistage` (its module docs tell the pipeline). In `tn` both operands are
+        // r-contiguous (32 scalar shared loads per fragment set) and the second buffer spills
+        // 300 B (kernel-log.md, session 21).
         wait_group_n(STAGES - 2);
         sync_threads();
         let mut af = [[[0u32; 4]; MI]; 2];
