@@ -31,13 +31,24 @@ pub struct PerChunkCopy {
 }
 
 impl PerChunkCopy {
+    /// Chunks per line of the tile (a line is a row if k-contiguous, a k index if r-contiguous)
+    /// and the shared bytes of a line.
+    #[inline(always)]
+    fn line<const R: u32, const BK: u32, const KPAD: u32, const RPAD: u32>(&self) -> (u32, u32) {
+        if self.k_contig {
+            (BK / 4, (BK + KPAD) * 4)
+        } else {
+            (R / 4, (R + RPAD) * 4)
+        }
+    }
+
     /// Whether a tile of `R` rows at this copy's origin may go through [`Self::issue_interior`]:
     /// 16-byte access allowed, every row inside the matrix, and the chunks of a `THREADS`-thread
     /// copy on whole lines (each thread keeps its position along the contiguous dimension). The
     /// same in every thread of the block, so a mainloop may branch on it around its barriers.
     #[inline(always)]
     pub fn interior<const R: u32, const BK: u32, const THREADS: u32>(&self) -> bool {
-        let per_line = if self.k_contig { BK / 4 } else { R / 4 };
+        let (per_line, _) = self.line::<R, BK, 0, 0>();
         THREADS.is_multiple_of(per_line)
             && (R * BK / 4).is_multiple_of(THREADS)
             && self.vec
@@ -63,12 +74,7 @@ impl PerChunkCopy {
         k0: u32,
         tid: u32,
     ) {
-        // a line is a row (k-contiguous) or a k index (r-contiguous) of the tile
-        let (per_line, line_bytes) = if self.k_contig {
-            (BK / 4, (BK + KPAD) * 4)
-        } else {
-            (R / 4, (R + RPAD) * 4)
-        };
+        let (per_line, line_bytes) = self.line::<R, BK, KPAD, RPAD>();
         let (line, pos) = (tid / per_line, (tid % per_line) * 4);
         let off = if self.k_contig {
             (self.r0 + line) as u64 * self.ld + (k0 + pos) as u64

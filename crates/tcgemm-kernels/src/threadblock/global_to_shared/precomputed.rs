@@ -82,6 +82,7 @@ impl PrecomputedCopy {
             assert!(THREADS.is_multiple_of(BK / (16 / EB)) && THREADS.is_multiple_of(R / (16 / EB)))
         };
         let per_thread = R * BK / epc / THREADS;
+        let tile_full = r0 + R <= rows;
         if k_contig {
             let per_row = BK / epc;
             let (r, kk) = (r0 + tid / per_row, (tid % per_row) * epc);
@@ -102,7 +103,7 @@ impl PrecomputedCopy {
                 k,
                 vec,
                 rows_full: last < rows,
-                tile_full: r0 + R <= rows,
+                tile_full,
             }
         } else {
             let per_row = R / epc;
@@ -124,7 +125,7 @@ impl PrecomputedCopy {
                 k,
                 vec,
                 rows_full: r + epc <= rows,
-                tile_full: r0 + R <= rows,
+                tile_full,
             }
         }
     }
