@@ -98,7 +98,7 @@ impl OperandCopy {
                 base, ld, r0, rows, k, tid,
             ))
         } else {
-            OperandCopy::Chunks(PrecomputedCopy::new::<R, BK, PAD, PAD, THREADS, 4>(
+            OperandCopy::Chunks(PrecomputedCopy::new::<R, BK, PAD, PAD, THREADS, 4, false>(
                 base, ld, false, r0, rows, k, vec, tid,
             ))
         }

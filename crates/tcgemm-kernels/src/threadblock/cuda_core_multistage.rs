@@ -178,7 +178,7 @@ pub unsafe fn gemm<
     let copies_a = tid < A_THREADS;
 
     let (ga, gb, gc) = batch_bases(p, z, 4, 4);
-    let ca = PrecomputedCopy::new::<BM, BK, KPAD, RPAD, A_THREADS, 4>(
+    let ca = PrecomputedCopy::new::<BM, BK, KPAD, RPAD, A_THREADS, 4, false>(
         ga,
         p.lda,
         a_kc,
@@ -188,7 +188,7 @@ pub unsafe fn gemm<
         p.flags & flags::VEC_A != 0,
         tid,
     );
-    let cb = PrecomputedCopy::new::<BN, BK, KPAD, RPAD, THREADS, 4>(
+    let cb = PrecomputedCopy::new::<BN, BK, KPAD, RPAD, THREADS, 4, false>(
         gb,
         p.ldb,
         b_kc,

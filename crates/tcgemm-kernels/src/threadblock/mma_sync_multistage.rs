@@ -23,26 +23,25 @@ use {
     crate::arch::sync::sync_threads,
     crate::epilogue::{fragment::store_pairs, OutputElem},
     crate::params::{flags, GemmParams},
-    crate::warp::mma_sync::{load_a_fragments, load_b_fragments, load_fragments, MmaM16n8k16},
+    crate::warp::mma_sync::{
+        lane_offsets, load_a_fragments, load_b_fragments, load_fragments, MmaM16n8k16,
+    },
 };
 
-/// Row padding, elements (16 bytes).
-const PAD: u32 = 8;
-
-/// Bytes of one operand tile with `r` rows and depth `bk` (the larger of the two layouts).
+/// Bytes of one operand tile with `r` rows and depth `bk` (unpadded, swizzled).
 const fn tile_bytes(r: u32, bk: u32) -> u32 {
-    super::operand_tile_bytes(r, bk, PAD, PAD, 2)
+    super::operand_tile_bytes(r, bk, 0, 0, 2)
 }
 
 pub use super::mma_sync_threads as threads;
 
-/// Dynamic shared memory of a `block` tile with `stages` stages: per stage, the larger of the two
-/// operand layouts (`R×(BK+8)` or `BK×(R+8)` elements) for A and for B.
+/// Dynamic shared memory of a `block` tile with `stages` stages: per stage, an unpadded `R×BK`
+/// tile of 16-bit elements for A and for B.
 ///
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::mma_sync_multistage::smem_bytes};
-/// // 4 stages of a 128×256×32 tile; k-contiguous rows of 32 + 8 halves are the larger layout
-/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 32), 4), 4 * (128 + 256) * (32 + 8) * 2);
+/// // 4 stages of a 128×256×32 tile
+/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 32), 4), 4 * (128 + 256) * 32 * 2);
 /// ```
 pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
     stages * (tile_bytes(block.m, block.k) + tile_bytes(block.n, block.k))
@@ -101,13 +100,12 @@ pub unsafe fn gemm<
     let a_kc = !TRANS_A;
     let b_kc = TRANS_B;
     let ktiles = p.k.div_ceil(BK);
-    // ldmatrix lane roles: matrix i = lane/8, row r = lane%8
-    let li = lane / 8;
-    let lr = lane % 8;
+    let lanes = lane_offsets::<BM, BN, BK>(a_kc, b_kc, wm0, wn0, lane);
+    let kc = (a_kc, b_kc);
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 2, O::BYTES);
-        let ca = PrecomputedCopy::new::<BM, BK, PAD, PAD, THREADS, 2>(
+        let ca = PrecomputedCopy::new::<BM, BK, 0, 0, THREADS, 2, true>(
             ga,
             p.lda,
             a_kc,
@@ -117,7 +115,7 @@ pub unsafe fn gemm<
             p.flags & flags::VEC_A != 0,
             tid,
         );
-        let cb = PrecomputedCopy::new::<BN, BK, PAD, PAD, THREADS, 2>(
+        let cb = PrecomputedCopy::new::<BN, BK, 0, 0, THREADS, 2, true>(
             gb,
             p.ldb,
             b_kc,
@@ -149,8 +147,8 @@ pub unsafe fn gemm<
             let mut af = [[[0u32; 4]; MI]; 2];
             let mut bf = [[[0u32; 2]; NI]; 2];
             if ktiles > 0 {
-                load_fragments::<BM, BN, BK, PAD, MI, NI>(
-                    &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
+                load_fragments::<BM, BN, BK, MI, NI>(
+                    &mut af[0], &mut bf[0], smem, a_bytes, kc, lanes, 0,
                 );
             }
             let ksteps = BK / 16;
@@ -172,17 +170,14 @@ pub unsafe fn gemm<
                         let cur = (ks % 2) as usize;
                         let nxt = 1 - cur;
                         if ks + 1 < ksteps {
-                            load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                            load_fragments::<BM, BN, BK, MI, NI>(
                                 &mut af[nxt],
                                 &mut bf[nxt],
                                 ta,
                                 a_bytes,
-                                a_kc,
-                                b_kc,
-                                wm0,
-                                wn0,
+                                kc,
+                                lanes,
                                 (ks + 1) * 16,
-                                lane,
                             );
                         }
                         if ks == 0 {
@@ -207,17 +202,14 @@ pub unsafe fn gemm<
                             // of the stage the next iteration refills (the one read now).
                             wait_group_n(STAGES - 2);
                             sync_threads();
-                            load_fragments::<BM, BN, BK, PAD, MI, NI>(
+                            load_fragments::<BM, BN, BK, MI, NI>(
                                 &mut af[nxt],
                                 &mut bf[nxt],
                                 smem + ((kt + 1) % STAGES) * stage_bytes,
                                 a_bytes,
-                                a_kc,
-                                b_kc,
-                                wm0,
-                                wn0,
+                                kc,
+                                lanes,
                                 0,
-                                lane,
                             );
                         }
                         // Serpentine order: each row change keeps the last B fragment.
@@ -257,9 +249,9 @@ pub unsafe fn gemm<
                 let mut kk = 0;
                 while kk < BK {
                     let mut af = [[0u32; 4]; MI];
-                    load_a_fragments!(af, ta, a_kc, wm0, kk, li, lr; BM, BK, PAD);
+                    load_a_fragments!(af, ta, a_kc, lanes.0, kk; BM, BK);
                     let mut bf = [[0u32; 2]; NI];
-                    load_b_fragments!(bf, tb, b_kc, wn0, kk, li, lr; BN, BK, PAD, NI);
+                    load_b_fragments!(bf, tb, b_kc, lanes.1, kk; BN, BK, NI);
                     for i in 0..MI {
                         for j in 0..NI {
                             M::mma(&mut acc[i][j], af[i], bf[j]);

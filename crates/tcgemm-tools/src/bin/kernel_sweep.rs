@@ -3,7 +3,8 @@
 //! one process. A tool for kernel work; the comparison with cuBLAS is `bench_report`.
 //!
 //! ```text
-//! kernel_sweep [f32|tf32|f16|bf16|f16f32|bf16f32 ...] [SIZE ...] [--all-layouts] [--device N]
+//! kernel_sweep [f32|tf32|f16|bf16|f16f32|bf16f32 ...] [SIZE ...] [--all-layouts] [--filter TEXT]...
+//!              [--device N]
 //! ```
 //!
 //! Default: every pair, sizes 2048 4096 8192, the `nn` kernels only (`--all-layouts`, or the
@@ -32,6 +33,10 @@ struct Args {
     /// Also the nt, tn and tt kernels (default: nn only).
     #[arg(long)]
     all_layouts: bool,
+    /// Only the kernels whose name contains one of these texts (repeatable; default: every
+    /// kernel of the pair).
+    #[arg(long, value_name = "TEXT")]
+    filter: Vec<String>,
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     device: usize,
@@ -89,7 +94,7 @@ fn sweep<I: TestElem, O: TestElem>(
     timer: &mut Timer<'_>,
     (label, math): (&str, Option<Math>),
     sizes: &[usize],
-    all_layouts: bool,
+    (all_layouts, filter): (bool, &[String]),
 ) {
     let ctx = timer.ctx();
     let kernels: Vec<_> = ctx
@@ -98,6 +103,7 @@ fn sweep<I: TestElem, O: TestElem>(
         .filter(|k| k.role() == Role::Gemm && k.input == I::ELEM && k.output == O::ELEM)
         .filter(|k| all_layouts || (!k.trans_a && !k.trans_b))
         .filter(|k| math.is_none_or(|m| k.math == m))
+        .filter(|k| filter.is_empty() || filter.iter().any(|f| k.name.contains(f.as_str())))
         .collect();
     for &n in sizes {
         let mut sets = match Sets::<I, O>::new(ctx, Shape::new(n, n, n), 1) {
@@ -174,14 +180,15 @@ fn main() -> ExitCode {
         println!("| ceilings | - | - | error: {e} | |");
     }
     let t = &mut timer;
+    let which = (all_layouts, args.filter.as_slice());
     for pair in Pair::value_variants().iter().copied().filter(|&p| want(p)) {
         match pair {
-            Pair::F32 => sweep::<f32, f32>(t, ("f32", Some(Math::Ffma)), &sizes, all_layouts),
-            Pair::Tf32 => sweep::<f32, f32>(t, ("tf32", Some(Math::MmaTf32)), &sizes, all_layouts),
-            Pair::F16 => sweep::<f16, f16>(t, ("f16", None), &sizes, all_layouts),
-            Pair::F16f32 => sweep::<f16, f32>(t, ("f16f32", None), &sizes, all_layouts),
-            Pair::Bf16 => sweep::<bf16, bf16>(t, ("bf16", None), &sizes, all_layouts),
-            Pair::Bf16f32 => sweep::<bf16, f32>(t, ("bf16f32", None), &sizes, all_layouts),
+            Pair::F32 => sweep::<f32, f32>(t, ("f32", Some(Math::Ffma)), &sizes, which),
+            Pair::Tf32 => sweep::<f32, f32>(t, ("tf32", Some(Math::MmaTf32)), &sizes, which),
+            Pair::F16 => sweep::<f16, f16>(t, ("f16", None), &sizes, which),
+            Pair::F16f32 => sweep::<f16, f32>(t, ("f16f32", None), &sizes, which),
+            Pair::Bf16 => sweep::<bf16, bf16>(t, ("bf16", None), &sizes, which),
+            Pair::Bf16f32 => sweep::<bf16, f32>(t, ("bf16f32", None), &sizes, which),
         }
     }
     ExitCode::SUCCESS

@@ -9,6 +9,11 @@
 //! lies past the matrix edge and falls back to narrower accesses where the host says 16-byte access
 //! is not allowed.
 //!
+//! The 16-bit `mma.sync` kernels keep their tiles unpadded and XOR-swizzled instead
+//! ([`swizzled`]): 16-byte chunk `c` of a 128-byte line is stored at `c ^ (row % 8)`, so that a
+//! quarter-warp's `cp.async` line and the eight rows an `ldmatrix` matrix reads each hit eight
+//! distinct 16-byte bank groups.
+//!
 //! - [`per_chunk`]: `cp.async`, each 16-byte chunk's coordinates, predicate and address recomputed
 //!   every k-tile (few live registers; 32-bit elements). The seed and multistage TF32 kernels.
 //! - [`precomputed`]: `cp.async`, every per-thread address, stride and predicate computed once per
@@ -20,6 +25,26 @@
 //! - [`swizzled_rows`] (sm_90a): global → registers → shared into the 128-byte-swizzled rows that
 //!   `wgmma` reads (what TMA writes), for operands TMA cannot map. The warp-specialized kernels of
 //!   the `LdgWarpSpecialized` family.
+
+/// Byte offset `o` of an unpadded tile whose rows are `row_bytes` long (a power of two, at least
+/// 32), swizzled: bits 4–6 (the 16-byte chunk within a 128-byte line) XORed with the row index
+/// modulo 8. A bijection on the tile that keeps every 16-byte chunk whole and every 128-byte line
+/// in place; rows that differ by a multiple of 8 share one XOR pattern, so offsets 8 rows apart stay
+/// a fixed stride apart.
+///
+/// ```
+/// use tcgemm_kernels::threadblock::global_to_shared::swizzled;
+/// // 64-byte rows: row 1 holds the second half of line 0, its chunks XORed with 1
+/// assert_eq!(swizzled(64, 64), 64 ^ (1 << 4));
+/// // the eight rows of one ldmatrix matrix at chunk 0 land on eight distinct chunks of their lines
+/// let mut chunks: Vec<u32> = (0..8).map(|r| (swizzled(r * 512, 512) >> 4) & 7).collect();
+/// chunks.sort();
+/// assert_eq!(chunks, (0..8).collect::<Vec<_>>());
+/// ```
+#[inline(always)]
+pub const fn swizzled(o: u32, row_bytes: u32) -> u32 {
+    o ^ (((o / row_bytes) & 7) << 4)
+}
 
 pub mod per_chunk;
 pub mod precomputed;

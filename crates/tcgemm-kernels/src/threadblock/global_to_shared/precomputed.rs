@@ -4,7 +4,8 @@
 //!
 //! Layouts as in [`super`]: a k-contiguous operand (A not transposed, B transposed) is kept
 //! as `smem[r][BK + KPAD]`, an r-contiguous one as `smem[k][R + RPAD]`, with elements of `EB` bytes
-//! and 16-byte chunks of `16/EB` elements along the contiguous dimension. Thread `t` copies chunks
+//! and 16-byte chunks of `16/EB` elements along the contiguous dimension; with `SWIZZLE` the rows
+//! are unpadded and the chunks placed by [`swizzled`](super::swizzled). Thread `t` copies chunks
 //! `t, t + THREADS, t + 2·THREADS, …`; because `THREADS` is a multiple of the chunks per shared row,
 //! its chunks share their contiguous offset and differ by a fixed number of rows (k-contiguous) or
 //! k indices (r-contiguous), i.e. by a fixed global and shared stride.
@@ -54,7 +55,8 @@ pub struct PrecomputedCopy {
 
 impl PrecomputedCopy {
     /// Per-thread state for an `R × BK` operand tile at row `r0` of an operand with `rows` rows,
-    /// inner dimension `k` and leading dimension `ld` (elements of `EB` bytes).
+    /// inner dimension `k` and leading dimension `ld` (elements of `EB` bytes), stored padded or
+    /// (`SWIZZLE`, no padding) swizzled.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn new<
@@ -64,6 +66,7 @@ impl PrecomputedCopy {
         const RPAD: u32,
         const THREADS: u32,
         const EB: u32,
+        const SWIZZLE: bool,
     >(
         base: u64,
         ld: u64,
@@ -81,6 +84,24 @@ impl PrecomputedCopy {
         const {
             assert!(THREADS.is_multiple_of(BK / (16 / EB)) && THREADS.is_multiple_of(R / (16 / EB)))
         };
+        // swizzled: unpadded, and a thread's chunks 8·j rows apart keep one XOR pattern, so they
+        // stay `dstep` apart
+        const {
+            assert!(
+                !SWIZZLE
+                    || (KPAD == 0
+                        && RPAD == 0
+                        && (THREADS / (BK / (16 / EB))).is_multiple_of(8)
+                        && (THREADS / (R / (16 / EB))).is_multiple_of(8))
+            )
+        };
+        let place = |o: u32, row_bytes: u32| {
+            if SWIZZLE {
+                super::swizzled(o, row_bytes)
+            } else {
+                o
+            }
+        };
         let per_thread = R * BK / epc / THREADS;
         let tile_full = r0 + R <= rows;
         if k_contig {
@@ -93,7 +114,7 @@ impl PrecomputedCopy {
                 src0: base.wrapping_add((r as u64 * ld + kk as u64) * eb),
                 istep: step as u64 * ld * eb,
                 kstep: BK as u64 * eb,
-                dst0: ((tid / per_row) * (BK + KPAD) + kk) * EB,
+                dst0: place(((tid / per_row) * (BK + KPAD) + kk) * EB, BK * EB),
                 dstep: step * (BK + KPAD) * EB,
                 k_contig,
                 r,
@@ -115,7 +136,7 @@ impl PrecomputedCopy {
                 src0: base.wrapping_add((kk as u64 * ld + r as u64) * eb),
                 istep: step as u64 * ld * eb,
                 kstep: BK as u64 * ld * eb,
-                dst0: (kk * (R + RPAD) + rr) * EB,
+                dst0: place((kk * (R + RPAD) + rr) * EB, R * EB),
                 dstep: step * (R + RPAD) * EB,
                 k_contig,
                 r,
