@@ -100,7 +100,7 @@ pub unsafe fn gemm<
     let a_kc = !TRANS_A;
     let b_kc = TRANS_B;
     let ktiles = p.k.div_ceil(BK);
-    let lanes = lane_offsets::<BM, BN, BK>(a_kc, b_kc, wm0, wn0, lane);
+    let lanes = lane_offsets(GemmShape::new(BM, BN, BK), a_kc, b_kc, wm0, wn0, lane);
     let kc = (a_kc, b_kc);
 
     {
@@ -249,9 +249,9 @@ pub unsafe fn gemm<
                 let mut kk = 0;
                 while kk < BK {
                     let mut af = [[0u32; 4]; MI];
-                    load_a_fragments!(af, ta, a_kc, lanes.0, kk; BM, BK);
+                    load_a_fragments!(af, ta, a_kc, lanes.0, kk; GemmShape::new(BM, BN, BK));
                     let mut bf = [[0u32; 2]; NI];
-                    load_b_fragments!(bf, tb, b_kc, lanes.1, kk; BN, BK, NI);
+                    load_b_fragments!(bf, tb, b_kc, lanes.1, kk; GemmShape::new(BM, BN, BK), NI);
                     for i in 0..MI {
                         for j in 0..NI {
                             M::mma(&mut acc[i][j], af[i], bf[j]);

@@ -18,7 +18,6 @@
 pub mod cuda_core;
 pub mod cuda_core_multistage;
 pub mod cuda_core_stream;
-#[cfg(target_arch = "nvptx64")]
 pub mod global_to_shared;
 pub mod mma_sync_multistage;
 pub mod mma_sync_multistage_tf32;

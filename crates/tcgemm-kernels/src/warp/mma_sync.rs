@@ -5,14 +5,15 @@
 //! operand kept r-contiguous in shared memory, then issues MI·NI MMAs.
 //!
 //! Shared operand tiles of 16-bit elements: k-contiguous `smem[r][BK]`, r-contiguous `smem[k][R]`,
-//! unpadded and XOR-swizzled ([`swizzled`]; see `threadblock::global_to_shared`).
+//! unpadded and XOR-swizzled; fragment offsets from [`crate::warp::mma_sync_layout`].
 
 use crate::arch::convert::f16_to_f32;
 use crate::arch::mma::{
     mma_m16n8k16_row_col_f16_f16_f16_f16, mma_m16n8k16_row_col_f32_bf16_bf16_f32,
     mma_m16n8k16_row_col_f32_f16_f16_f32,
 };
-use crate::threadblock::global_to_shared::swizzled;
+use crate::config::GemmShape;
+pub use crate::warp::mma_sync_layout::{a_fragment_offset, b_fragment_offset, lane_offsets};
 
 /// An `m16n8k16` MMA kind: the inputs and the accumulator it multiplies into.
 pub trait MmaM16n8k16 {
@@ -81,95 +82,42 @@ impl MmaM16n8k16 for MmaF16F16 {
     }
 }
 
-/// Byte offsets, within the A and B tiles, of the row this lane addresses in the first `ldmatrix`
-/// of each operand at k step 0 (A fragment 0 at row `wm0`, B fragments 0–1 at column `wn0`), in
-/// the unpadded swizzled layout of [`swizzled`]. The other fragments and k steps are a fixed XOR
-/// or add away (`load_a_fragments!`, `load_b_fragments!`): steps along a tile row (k in a
-/// k-contiguous tile, m or n in an r-contiguous one) stay inside the lane's 128-byte line and XOR
-/// its chunk bits, which the lane's own offset leaves clear; steps of 16 rows keep the row's XOR
-/// pattern and add.
-///
-/// ```
-/// use tcgemm_kernels::warp::mma_sync::lane_offsets;
-/// // lane 0 of the first warp reads row 0, k 0 of both tiles
-/// assert_eq!(lane_offsets::<128, 256, 32>(true, false, 0, 0, 0), (0, 0));
-/// // lane 9 (matrix 1, row 1) of a k-contiguous A: row 9 of 64-byte rows, chunk 0 XOR (9 % 8)
-/// assert_eq!(lane_offsets::<128, 256, 32>(true, false, 0, 0, 9).0, (9 * 64) ^ (1 << 4));
-/// ```
-#[inline(always)]
-pub fn lane_offsets<const BM: u32, const BN: u32, const BK: u32>(
-    a_kc: bool,
-    b_kc: bool,
-    wm0: u32,
-    wn0: u32,
-    lane: u32,
-) -> (u32, u32) {
-    // matrix li = lane / 8 of an `ldmatrix.x4`, row lr = lane % 8 of it. A: M0 rows 0-7 k 0-7,
-    // M1 rows 8-15 k 0-7, M2 rows 0-7 k 8-15, M3 rows 8-15 k 8-15. B: b0, b1 of n-tile j (k 0-7,
-    // k 8-15), then b0, b1 of n-tile j + 1.
-    let (li, lr) = (lane / 8, lane % 8);
-    let a = if a_kc {
-        swizzled((wm0 + lr + (li % 2) * 8) * BK * 2 + (li / 2) * 16, BK * 2)
-    } else {
-        swizzled(
-            (lr + (li / 2) * 8) * BM * 2 + (wm0 + (li % 2) * 8) * 2,
-            BM * 2,
-        )
-    };
-    let b = if b_kc {
-        swizzled((wn0 + lr + (li / 2) * 8) * BK * 2 + (li % 2) * 16, BK * 2)
-    } else {
-        swizzled(
-            (lr + (li % 2) * 8) * BN * 2 + (wn0 + (li / 2) * 8) * 2,
-            BN * 2,
-        )
-    };
-    (a, b)
-}
-
 /// Loads `$af: [[u32; 4]; MI]`, the A fragments (m16 tiles from the warp's first row) of k step
-/// `$kk` of the `$bm`-row A tile at `$ta`, with `ldmatrix.x4` (`.trans` unless `$a_kc`, A kept
-/// k-contiguous); `$la` is the lane's A offset from [`lane_offsets`].
+/// `$kk` of the A tile at `$ta` of a `$block` tile, with `ldmatrix.x4` (`.trans` unless `$a_kc`, A
+/// kept k-contiguous); `$la` is the lane's A offset from [`lane_offsets`].
 ///
 /// A macro rather than a function so the multistage mainloop's single-buffered path keeps these
 /// loads in its own body: as a call, the compiler orders that mainloop's instructions differently.
 macro_rules! load_a_fragments {
-    ($af:expr, $ta:expr, $a_kc:expr, $la:expr, $kk:expr; $bm:ident, $bk:ident) => {
+    ($af:expr, $ta:expr, $a_kc:expr, $la:expr, $kk:expr; $block:expr) => {
         for (i, f) in $af.iter_mut().enumerate() {
-            let i = i as u32;
+            let at =
+                $ta + $crate::warp::mma_sync::a_fragment_offset($block, $a_kc, $la, i as u32, $kk);
             *f = if $a_kc {
-                // fragment i: 16 rows down; k step: k·2 bytes along the row
-                $crate::arch::ldmatrix::shared_to_reg_x4(
-                    $ta + (($la ^ ($kk * 2)) + i * 16 * $bk * 2),
-                )
+                $crate::arch::ldmatrix::shared_to_reg_x4(at)
             } else {
-                // fragment i: 16 elements along the row; k step: kk rows down
-                $crate::arch::ldmatrix::shared_to_reg_x4_trans(
-                    $ta + (($la ^ (i * 32)) + $kk * $bm * 2),
-                )
+                $crate::arch::ldmatrix::shared_to_reg_x4_trans(at)
             };
         }
     };
 }
 
 /// Loads `$bf: [[u32; 2]; $ni]`, the B fragments (n8 tiles from the warp's first column, two per
-/// `ldmatrix.x4`) of k step `$kk` of the `$bn`-row B tile at `$tb` (`.trans` unless `$b_kc`);
+/// `ldmatrix.x4`) of k step `$kk` of the B tile at `$tb` of a `$block` tile (`.trans` unless
+/// `$b_kc`);
 /// `$lb` is the lane's B offset from [`lane_offsets`], and the reason for a macro as for
 /// [`load_a_fragments!`].
 macro_rules! load_b_fragments {
-    ($bf:expr, $tb:expr, $b_kc:expr, $lb:expr, $kk:expr; $bn:ident, $bk:ident, $ni:ident) => {
+    ($bf:expr, $tb:expr, $b_kc:expr, $lb:expr, $kk:expr; $block:expr, $ni:ident) => {
         let mut j = 0;
         while j < $ni {
-            let jn = j as u32;
+            let at =
+                $tb + $crate::warp::mma_sync::b_fragment_offset($block, $b_kc, $lb, j as u32, $kk);
             // regs: b0, b1 of n-tile j, then b0, b1 of n-tile j+1
             let r = if $b_kc {
-                $crate::arch::ldmatrix::shared_to_reg_x4(
-                    $tb + (($lb ^ ($kk * 2)) + jn * 8 * $bk * 2),
-                )
+                $crate::arch::ldmatrix::shared_to_reg_x4(at)
             } else {
-                $crate::arch::ldmatrix::shared_to_reg_x4_trans(
-                    $tb + (($lb ^ (jn * 16)) + $kk * $bn * 2),
-                )
+                $crate::arch::ldmatrix::shared_to_reg_x4_trans(at)
             };
             $bf[j] = [r[0], r[1]];
             $bf[j + 1] = [r[2], r[3]];
@@ -205,6 +153,7 @@ pub unsafe fn load_fragments<
 ) {
     let ta = stage;
     let tb = stage + a_bytes;
-    load_a_fragments!(af, ta, a_kc, la, kk; BM, BK);
-    load_b_fragments!(bf, tb, b_kc, lb, kk; BN, BK, NI);
+    let block = GemmShape::new(BM, BN, BK);
+    load_a_fragments!(af, ta, a_kc, la, kk; block);
+    load_b_fragments!(bf, tb, b_kc, lb, kk; block, NI);
 }

@@ -1,8 +1,9 @@
 //! Warp level: the MMA kinds each mainloop is generic over and the shared → register fragment
 //! loads that feed them.
 //!
-//! - [`mma_sync`]: `mma.sync.m16n8k16` kinds (f16/bf16 inputs, f32 or f16 accumulation) and their
-//!   `ldmatrix` fragment loads;
+//! - `mma_sync` (device code): `mma.sync.m16n8k16` kinds (f16/bf16 inputs, f32 or f16
+//!   accumulation) and their `ldmatrix` fragment loads, at the offsets of [`mma_sync_layout`]
+//!   (plain arithmetic, tested on the host);
 //! - [`mma_sync_tf32`]: `mma.sync.m16n8k8` TF32 fragment loads (`ldmatrix` or scalar), rounded with
 //!   `cvt.rna.tf32.f32`;
 //! - `wgmma` (sm_90a): `wgmma` kinds (f16, bf16, tf32) and the issue of one k-tile from
@@ -12,6 +13,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 pub mod mma_sync;
+pub mod mma_sync_layout;
 #[cfg(target_arch = "nvptx64")]
 pub mod mma_sync_tf32;
 #[cfg(target_feature = "sm_90a")]

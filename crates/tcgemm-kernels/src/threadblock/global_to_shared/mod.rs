@@ -46,8 +46,11 @@ pub const fn swizzled(o: u32, row_bytes: u32) -> u32 {
     o ^ (((o / row_bytes) & 7) << 4)
 }
 
+#[cfg(target_arch = "nvptx64")]
 pub mod per_chunk;
+#[cfg(target_arch = "nvptx64")]
 pub mod precomputed;
 #[cfg(target_feature = "sm_90a")]
 pub mod swizzled_rows;
+#[cfg(target_arch = "nvptx64")]
 pub mod transposing;
