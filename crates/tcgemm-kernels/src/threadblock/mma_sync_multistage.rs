@@ -24,13 +24,13 @@ use {
     crate::epilogue::{fragment::store_pairs, OutputElem},
     crate::params::{flags, GemmParams},
     crate::warp::mma_sync::{
-        lane_offsets, load_a_fragments, load_b_fragments, load_fragments, MmaM16n8k16,
+        lane_offsets, load_a_fragments, load_b_fragments, load_fragments, MmaM16n8k16, OperandTile,
     },
 };
 
-/// Bytes of one operand tile with `r` rows and depth `bk` (unpadded, swizzled).
+/// Bytes of one operand tile with `r` rows and depth `bk` (unpadded, swizzled: `OperandTile`).
 const fn tile_bytes(r: u32, bk: u32) -> u32 {
-    super::operand_tile_bytes(r, bk, 0, 0, 2)
+    r * bk * 2
 }
 
 pub use super::mma_sync_threads as threads;
@@ -100,8 +100,9 @@ pub unsafe fn gemm<
     let a_kc = !TRANS_A;
     let b_kc = TRANS_B;
     let ktiles = p.k.div_ceil(BK);
-    let lanes = lane_offsets(GemmShape::new(BM, BN, BK), a_kc, b_kc, wm0, wn0, lane);
-    let kc = (a_kc, b_kc);
+    let block = GemmShape::new(BM, BN, BK);
+    let lanes = lane_offsets(block, a_kc, b_kc, wm0, wn0, lane);
+    let operands = (OperandTile::a(block, a_kc), OperandTile::b(block, b_kc));
 
     {
         let (ga, gb, gc) = batch_bases(p, z, 2, O::BYTES);
@@ -147,9 +148,7 @@ pub unsafe fn gemm<
             let mut af = [[[0u32; 4]; MI]; 2];
             let mut bf = [[[0u32; 2]; NI]; 2];
             if ktiles > 0 {
-                load_fragments::<BM, BN, BK, MI, NI>(
-                    &mut af[0], &mut bf[0], smem, a_bytes, kc, lanes, 0,
-                );
+                load_fragments::<MI, NI>(&mut af[0], &mut bf[0], smem, a_bytes, operands, lanes, 0);
             }
             let ksteps = BK / 16;
             let mut kt = 0;
@@ -170,12 +169,12 @@ pub unsafe fn gemm<
                         let cur = (ks % 2) as usize;
                         let nxt = 1 - cur;
                         if ks + 1 < ksteps {
-                            load_fragments::<BM, BN, BK, MI, NI>(
+                            load_fragments::<MI, NI>(
                                 &mut af[nxt],
                                 &mut bf[nxt],
                                 ta,
                                 a_bytes,
-                                kc,
+                                operands,
                                 lanes,
                                 (ks + 1) * 16,
                             );
@@ -202,12 +201,12 @@ pub unsafe fn gemm<
                             // of the stage the next iteration refills (the one read now).
                             wait_group_n(STAGES - 2);
                             sync_threads();
-                            load_fragments::<BM, BN, BK, MI, NI>(
+                            load_fragments::<MI, NI>(
                                 &mut af[nxt],
                                 &mut bf[nxt],
                                 smem + ((kt + 1) % STAGES) * stage_bytes,
                                 a_bytes,
-                                kc,
+                                operands,
                                 lanes,
                                 0,
                             );
@@ -249,9 +248,9 @@ pub unsafe fn gemm<
                 let mut kk = 0;
                 while kk < BK {
                     let mut af = [[0u32; 4]; MI];
-                    load_a_fragments!(af, ta, a_kc, lanes.0, kk; GemmShape::new(BM, BN, BK));
+                    load_a_fragments!(af, ta, operands.0, lanes.0, kk);
                     let mut bf = [[0u32; 2]; NI];
-                    load_b_fragments!(bf, tb, b_kc, lanes.1, kk; GemmShape::new(BM, BN, BK), NI);
+                    load_b_fragments!(bf, tb, operands.1, lanes.1, kk; NI);
                     for i in 0..MI {
                         for j in 0..NI {
                             M::mma(&mut acc[i][j], af[i], bf[j]);

@@ -8,12 +8,12 @@
 //! unpadded and XOR-swizzled; fragment offsets from [`crate::warp::mma_sync_layout`].
 
 use crate::arch::convert::f16_to_f32;
+use crate::arch::ldmatrix::{shared_to_reg_x4, shared_to_reg_x4_trans};
 use crate::arch::mma::{
     mma_m16n8k16_row_col_f16_f16_f16_f16, mma_m16n8k16_row_col_f32_bf16_bf16_f32,
     mma_m16n8k16_row_col_f32_f16_f16_f32,
 };
-use crate::config::GemmShape;
-pub use crate::warp::mma_sync_layout::{a_fragment_offset, b_fragment_offset, lane_offsets};
+pub use crate::warp::mma_sync_layout::{lane_offsets, OperandTile};
 
 /// An `m16n8k16` MMA kind: the inputs and the accumulator it multiplies into.
 pub trait MmaM16n8k16 {
@@ -82,43 +82,43 @@ impl MmaM16n8k16 for MmaF16F16 {
     }
 }
 
+/// `ldmatrix.x4` of the four 8×8 matrices whose rows this lane addresses at shared address `at` of
+/// `tile`: `.trans` where the tile is r-contiguous.
+///
+/// # Safety
+/// Warp-convergent; `at` as [`lane_offsets`] and [`OperandTile::step`] give it.
+#[inline(always)]
+pub unsafe fn ldmatrix_x4(tile: OperandTile, at: u32) -> [u32; 4] {
+    if tile.k_contig {
+        shared_to_reg_x4(at)
+    } else {
+        shared_to_reg_x4_trans(at)
+    }
+}
+
 /// Loads `$af: [[u32; 4]; MI]`, the A fragments (m16 tiles from the warp's first row) of k step
-/// `$kk` of the A tile at `$ta` of a `$block` tile, with `ldmatrix.x4` (`.trans` unless `$a_kc`, A
-/// kept k-contiguous); `$la` is the lane's A offset from [`lane_offsets`].
+/// `$kk` of the A tile `$a` ([`OperandTile`]) at shared address `$ta`; `$la` is the lane's A
+/// offset from [`lane_offsets`].
 ///
 /// A macro rather than a function so the multistage mainloop's single-buffered path keeps these
 /// loads in its own body: as a call, the compiler orders that mainloop's instructions differently.
 macro_rules! load_a_fragments {
-    ($af:expr, $ta:expr, $a_kc:expr, $la:expr, $kk:expr; $block:expr) => {
+    ($af:expr, $ta:expr, $a:expr, $la:expr, $kk:expr) => {
         for (i, f) in $af.iter_mut().enumerate() {
-            let at =
-                $ta + $crate::warp::mma_sync::a_fragment_offset($block, $a_kc, $la, i as u32, $kk);
-            *f = if $a_kc {
-                $crate::arch::ldmatrix::shared_to_reg_x4(at)
-            } else {
-                $crate::arch::ldmatrix::shared_to_reg_x4_trans(at)
-            };
+            *f = $crate::warp::mma_sync::ldmatrix_x4($a, $ta + $a.step($la, i as u32 * 16, $kk));
         }
     };
 }
 
 /// Loads `$bf: [[u32; 2]; $ni]`, the B fragments (n8 tiles from the warp's first column, two per
-/// `ldmatrix.x4`) of k step `$kk` of the B tile at `$tb` of a `$block` tile (`.trans` unless
-/// `$b_kc`);
-/// `$lb` is the lane's B offset from [`lane_offsets`], and the reason for a macro as for
-/// [`load_a_fragments!`].
+/// `ldmatrix.x4`) of k step `$kk` of the B tile `$b` at shared address `$tb`; `$lb` is the lane's
+/// B offset from [`lane_offsets`], and the reason for a macro as for [`load_a_fragments!`].
 macro_rules! load_b_fragments {
-    ($bf:expr, $tb:expr, $b_kc:expr, $lb:expr, $kk:expr; $block:expr, $ni:ident) => {
+    ($bf:expr, $tb:expr, $b:expr, $lb:expr, $kk:expr; $ni:ident) => {
         let mut j = 0;
         while j < $ni {
-            let at =
-                $tb + $crate::warp::mma_sync::b_fragment_offset($block, $b_kc, $lb, j as u32, $kk);
             // regs: b0, b1 of n-tile j, then b0, b1 of n-tile j+1
-            let r = if $b_kc {
-                $crate::arch::ldmatrix::shared_to_reg_x4(at)
-            } else {
-                $crate::arch::ldmatrix::shared_to_reg_x4_trans(at)
-            };
+            let r = $crate::warp::mma_sync::ldmatrix_x4($b, $tb + $b.step($lb, j as u32 * 8, $kk));
             $bf[j] = [r[0], r[1]];
             $bf[j + 1] = [r[2], r[3]];
             j += 2;
@@ -129,31 +129,22 @@ macro_rules! load_b_fragments {
 pub(crate) use {load_a_fragments, load_b_fragments};
 
 /// Loads the A fragments (`MI` m16 tiles) and B fragments (`NI` n8 tiles) of k step `kk` of the
-/// stage at `stage` (the `BM`-row A tile, then the `BN`-row B tile at `a_bytes`), with
-/// `ldmatrix.x4` (`.trans` for operands kept r-contiguous); `(la, lb)` from [`lane_offsets`].
+/// stage at `stage` (the A tile, then the B tile at `a_bytes`), with `ldmatrix.x4` (`.trans` for
+/// operands kept r-contiguous); `(la, lb)` from [`lane_offsets`].
 ///
 /// # Safety
-/// Warp-convergent; `stage` holds both tiles in the layout above.
-#[allow(clippy::too_many_arguments)]
+/// Warp-convergent; `stage` holds both tiles in the layout of [`OperandTile`].
 #[inline(always)]
-pub unsafe fn load_fragments<
-    const BM: u32,
-    const BN: u32,
-    const BK: u32,
-    const MI: usize,
-    const NI: usize,
->(
+pub unsafe fn load_fragments<const MI: usize, const NI: usize>(
     af: &mut [[u32; 4]; MI],
     bf: &mut [[u32; 2]; NI],
     stage: u32,
     a_bytes: u32,
-    (a_kc, b_kc): (bool, bool),
+    (a, b): (OperandTile, OperandTile),
     (la, lb): (u32, u32),
     kk: u32,
 ) {
-    let ta = stage;
     let tb = stage + a_bytes;
-    let block = GemmShape::new(BM, BN, BK);
-    load_a_fragments!(af, ta, a_kc, la, kk; block);
-    load_b_fragments!(bf, tb, b_kc, lb, kk; block, NI);
+    load_a_fragments!(af, stage, a, la, kk);
+    load_b_fragments!(bf, tb, b, lb, kk; NI);
 }

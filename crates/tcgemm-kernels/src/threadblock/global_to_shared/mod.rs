@@ -14,15 +14,16 @@
 //! quarter-warp's `cp.async` line and the eight rows an `ldmatrix` matrix reads each hit eight
 //! distinct 16-byte bank groups.
 //!
-//! - [`per_chunk`]: `cp.async`, each 16-byte chunk's coordinates, predicate and address recomputed
-//!   every k-tile (few live registers; 32-bit elements). The seed and multistage TF32 kernels.
-//! - [`precomputed`]: `cp.async`, every per-thread address, stride and predicate computed once per
-//!   block, so an interior k-tile costs one add and one `cp.async` per chunk (any element width).
-//!   The multistage 16-bit kernels, the CUDA-core kernels' M/N-contiguous operands.
-//! - [`transposing`]: `cp.async` of single f32 elements from a k-contiguous operand into an
-//!   r-contiguous tile (`smem[k][R + RPAD]`), addresses computed once per block. The CUDA-core
-//!   128×128 kernels, whose thread tiles read both operands along M/N.
-//! - [`swizzled_rows`] (sm_90a): global → registers → shared into the 128-byte-swizzled rows that
+//! - `per_chunk` (device code): `cp.async`, each 16-byte chunk's coordinates, predicate and address
+//!   recomputed every k-tile (few live registers; 32-bit elements). The seed and multistage TF32
+//!   kernels.
+//! - `precomputed` (device code): `cp.async`, every per-thread address, stride and predicate
+//!   computed once per block, so an interior k-tile costs one add and one `cp.async` per chunk (any
+//!   element width). The multistage 16-bit kernels, the CUDA-core kernels' M/N-contiguous operands.
+//! - `transposing` (device code): `cp.async` of single f32 elements from a k-contiguous operand
+//!   into an r-contiguous tile (`smem[k][R + RPAD]`), addresses computed once per block. The
+//!   CUDA-core 128×128 kernels, whose thread tiles read both operands along M/N.
+//! - `swizzled_rows` (sm_90a): global → registers → shared into the 128-byte-swizzled rows that
 //!   `wgmma` reads (what TMA writes), for operands TMA cannot map. The warp-specialized kernels of
 //!   the `LdgWarpSpecialized` family.
 
