@@ -1,9 +1,10 @@
 //! Calls TMA cannot map (odd leading dimensions, offset views, odd batch strides, k and M/N tails):
-//! through dispatch on every context, and by name on every thread-copy warp-specialized kernel
-//! (`Family::LdgWarpSpecialized`, Hopper only); a product large enough to fill the GPU with their
-//! tiles asserts that Hopper dispatch takes them. Every call is checked against the f64 reference
-//! of its inputs with `tests/half.rs`'s tolerance (`tol_16`: f32 accumulation of exact products,
-//! one rounding of a 16-bit output) and repeated twice, bitwise equal.
+//! through dispatch on every context, by name on every thread-copy warp-specialized kernel
+//! (`Family::LdgWarpSpecialized`, Hopper only) and on every stream kernel
+//! (`Family::CudaCoreStream`, decode shapes); a product large enough to fill the GPU with the
+//! thread-copy tiles asserts that Hopper dispatch takes them. Every call is checked against the
+//! f64 reference of its inputs with `tests/half.rs`'s tolerance (`tol_16`: f32 accumulation of
+//! exact products, one rounding of a 16-bit output) and repeated twice, bitwise equal.
 
 use half::{bf16, f16};
 use tcgemm::{Family, Target};
@@ -145,4 +146,46 @@ fn unaligned_calls_every_layout_bf16_to_bf16() {
 #[test]
 fn unaligned_calls_every_layout_bf16_to_f32() {
     check::<bf16, f32>(&mut Rng::for_test("unaligned_bf16_f32"));
+}
+
+/// The stream kernels (`Family::CudaCoreStream`: decode calls of at most their rows whose A or B
+/// is not 16-byte aligned) by name, where each lane's chunk is realigned from its own aligned chunk
+/// and its neighbour's: odd leading dimensions and offset views shift the rows of A and B by
+/// different amounts; k spans several warp steps (and two chunks of A) with a tail; columns run
+/// past the last whole tile; the last rows of B end at the operand's end, where runs are read
+/// element by element.
+#[test]
+fn stream_kernels_on_shifted_rows() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("stream_kernels_on_shifted_rows");
+    let streams: Vec<_> = ctx
+        .kernels()
+        .into_iter()
+        .filter(|k| k.family == Family::CudaCoreStream)
+        .collect();
+    assert!(!streams.is_empty(), "no stream kernel loaded");
+    for spec in streams {
+        with_kernel_elems!(spec, stream_cases(ctx, spec, &mut rng));
+    }
+}
+
+fn stream_cases<I: TestElem, O: TestElem>(
+    ctx: &tcgemm::Context,
+    spec: &tcgemm::KernelSpec,
+    rng: &mut Rng,
+) {
+    let (bm, bn) = (spec.block.m as usize, spec.block.n as usize);
+    let p = |m, n, k| Problem::new(m, n, k).trans(spec.trans_a, spec.trans_b);
+    for (label, q) in [
+        ("odd ld", p(bm, 2 * bn + 37, 1300).pad_ld(1, 3, 1)),
+        (
+            "offset views, beta",
+            p(bm.max(2) - 1, bn + 9, 9000)
+                .offsets(1, 3, 1)
+                .scale(1.5, -0.5),
+        ),
+    ] {
+        let case = Case::<I, O>::new(format!("{} {label}", spec.name), q, rng);
+        run_checked(ctx, &case, Some(spec.name));
+    }
 }
