@@ -149,10 +149,10 @@ fn unaligned_calls_every_layout_bf16_to_f32() {
 }
 
 /// The stream kernels (`Family::CudaCoreStream`: decode calls of at most their rows whose A or B
-/// is not 16-byte aligned) by name, where each lane's chunk is realigned from its own aligned chunk
-/// and its neighbour's: odd leading dimensions and offset views shift the rows of A and B by
+/// is not 16-byte aligned) by name, on rows whose 16-byte chunks they realign from the aligned
+/// chunks that hold them: odd leading dimensions and offset views shift the rows of A and B by
 /// different amounts; k spans several warp steps (and two chunks of A) with a tail; columns run
-/// past the last whole tile; the last rows of B end at the operand's end, where runs are read
+/// past the last whole tile; the last chunks of B end at the operand's end, where they are read
 /// element by element.
 #[test]
 fn stream_kernels_on_shifted_rows() {
