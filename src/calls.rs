@@ -338,7 +338,12 @@ impl Context {
         if !cuts.split_k {
             return Ok(plan);
         }
-        Ok(plan.split_k(problem, sms, |s| self.is_loaded(s)))
+        Ok(plan.split_k(
+            problem,
+            sms,
+            |s| self.is_loaded(s),
+            |s| self.resident_clusters(s),
+        ))
     }
 
     /// How a call would cut `problem` along K on `spec` (as [`Context::plan_problem`] does):
@@ -438,10 +443,18 @@ impl Context {
     ) -> Result<()> {
         let p = launch::params(problem)?;
         let stream = self.stream();
+        let (cuda, cu) = (self.cuda(), stream.cu_stream());
+        if plan.split.cluster {
+            let params = splitk::cluster_params(&p, problem, &plan.split);
+            let tma = crate::tma::tma_params(params, plan.kernel)?;
+            // SAFETY: slice s reads A and B inside the call's validated extents (k in
+            // [s·kslice, (s+1)·kslice), the slices dividing k) and the first slice's CTA of each
+            // tile writes C's m×n, as an unsplit launch of the kernel does.
+            return unsafe { launch::launch(cuda, cu, func, plan, &tma) };
+        }
         let (_ws, addr) = self.workspace.at_least(self, plan.split.workspace_bytes)?;
         let sms = self.capabilities().sm_count;
         let params = splitk::split_params(&p, problem, &plan.split, addr, sms);
-        let (cuda, cu) = (self.cuda(), stream.cu_stream());
         // SAFETY: slice s reads A and B inside the call's validated extents (k in
         // [s·kslice, min((s+1)·kslice, k))) and writes only its slice of the workspace, which
         // holds `workspace_bytes` (the counters of the call's tiles, then the slices); the last

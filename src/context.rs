@@ -41,7 +41,8 @@ pub struct ContextOptions {
     pub load_ptx: bool,
     /// Whether [`Context::gemm`] may split a call with few output tiles and a long K along K
     /// (deterministic split-K: the slices' f32 partial products go to the context's workspace and
-    /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel; see
+    /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel, or on Hopper
+    /// stay in the shared memory of a thread-block cluster whose first CTA sums them; see
     /// [`Split`](crate::Split)). Default `true`.
     pub split_k: bool,
     /// Whether a call that leaves a persistent kernel's waves short may share out k-tiles among
@@ -175,6 +176,9 @@ pub struct Context {
     pub(crate) workspace: Scratch,
     /// Packed copies of operands that are not 16-byte aligned ([`ContextOptions::staging_limit`]).
     pub(crate) staging: Scratch,
+    /// Thread-block clusters of `s` CTAs of a persistent kernel the device holds at once, by `s`
+    /// (`launch::resident_clusters`; zeros without one, or without cluster launches).
+    resident_clusters: [u32; 9],
     /// [`ContextOptions::staging_limit`].
     staging_limit: u64,
     /// The loaded kernels, and why the others are not.
@@ -306,7 +310,12 @@ impl Context {
             workspace: Scratch::new("split-K workspace"),
             staging: Scratch::new("staging buffer"),
             staging_limit: opts.staging_limit,
+            resident_clusters: [0; 9],
             loaded,
+        };
+        let ctx = Context {
+            resident_clusters: ctx.query_resident_clusters(),
+            ..ctx
         };
         if ctx.split_k || ctx.stream_k {
             // Allocated once, at its largest: no call allocates, and a CUDA graph that captured a
@@ -457,6 +466,29 @@ impl Context {
     /// Whether kernel `spec` is loaded on this context.
     pub(crate) fn is_loaded(&self, spec: &KernelSpec) -> bool {
         self.loaded.is_loaded(spec.name)
+    }
+
+    /// Clusters of `slices` CTAs of a persistent kernel this device holds at once (0: none).
+    pub(crate) fn resident_clusters(&self, slices: u32) -> u32 {
+        self.resident_clusters
+            .get(slices as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// [`launch::resident_clusters`] of the first loaded persistent kernel that can split within
+    /// clusters: every such kernel takes a whole SM (one CTA of 384 threads at 168 registers).
+    fn query_resident_clusters(&self) -> [u32; 9] {
+        if !crate::driver::launches_clusters() {
+            return [0; 9];
+        }
+        KERNELS
+            .iter()
+            .find(|k| splitk::cluster_fits(k, 2) && self.is_loaded(k))
+            .and_then(|k| Some((k, self.loaded.function(k.name)?)))
+            .map_or([0; 9], |(k, f)| {
+                crate::launch::resident_clusters(f, k.threads, k.smem_bytes)
+            })
     }
 
     /// Why `spec` cannot run `problem` here, for error messages.

@@ -79,3 +79,9 @@ pub(crate) fn driver_has(name: &str) -> bool {
     // SAFETY: looks the symbol up without calling it; the typed pointer is discarded.
     unsafe { lib.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_ok()
 }
+
+/// Whether the driver launches thread-block clusters (`cuLaunchKernelEx`, CUDA 12), asked once.
+pub(crate) fn launches_clusters() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| driver_has("cuLaunchKernelEx"))
+}

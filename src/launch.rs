@@ -144,15 +144,112 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     // shared-memory limit was raised to `smem_bytes` when it was loaded. The caller guarantees the
     // rest (see `# Safety`).
     unsafe {
-        result::launch_kernel(
+        if plan.split.cluster {
+            launch_clusters(func, plan, stream, &mut args)?;
+        } else {
+            result::launch_kernel(
+                func.cu_function(),
+                plan.grid,
+                plan.block,
+                plan.smem_bytes,
+                stream,
+                &mut args,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Clusters of `s` CTAs of `func` (a persistent kernel, `threads` threads and `smem` bytes of
+/// dynamic shared memory each) the device holds at once, for `s` = 0..=[`MAX_CLUSTER`](crate::splitk::MAX_CLUSTER)
+/// (`cuOccupancyMaxActiveClusters`; 0 for `s < 2` and where the driver cannot tell). Thread-block
+/// clusters are placed within one GPC, so fewer CTAs fit as clusters than as single CTAs (H200, one
+/// CTA per SM: 66 pairs, 30 clusters of 4, 15 of 8 on 132 SMs).
+pub(crate) fn resident_clusters(func: &CudaFunction, threads: u32, smem: u32) -> [u32; 9] {
+    use cudarc::driver::sys;
+    let mut out = [0; 9];
+    if !crate::driver::driver_has("cuOccupancyMaxActiveClusters") {
+        return out;
+    }
+    for (s, slot) in out.iter_mut().enumerate().skip(2) {
+        let s = s as u32;
+        let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+        value.clusterDim.x = s;
+        value.clusterDim.y = 1;
+        value.clusterDim.z = 1;
+        let mut attr = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            value,
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: s * 16,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: threads,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: smem,
+            hStream: core::ptr::null_mut(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        let mut n = 0i32;
+        // SAFETY: a query: `config` and `attr` outlive the call; `func` is a loaded function of
+        // the current context, whose shared-memory limit was raised to `smem` when it was loaded.
+        let r = unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, func.cu_function(), &config) };
+        if r == sys::CUresult::CUDA_SUCCESS {
+            *slot = n.max(0) as u32;
+        }
+    }
+    out
+}
+
+/// `cuLaunchKernelEx` of `plan` in thread-block clusters of `plan.split.slices` CTAs along x
+/// (a split within clusters, [`Split::cluster`](crate::Split::cluster)).
+///
+/// # Safety
+/// As [`launch`], with `args` its argument array; the driver has `cuLaunchKernelEx`
+/// (`driver::launches_clusters`) and `plan.grid.0` is a multiple of the slices.
+unsafe fn launch_clusters(
+    func: &CudaFunction,
+    plan: &Plan,
+    stream: CUstream,
+    args: &mut [*mut core::ffi::c_void],
+) -> Result<()> {
+    use cudarc::driver::sys;
+    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+    value.clusterDim.x = plan.split.slices;
+    value.clusterDim.y = 1;
+    value.clusterDim.z = 1;
+    let mut attr = sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value,
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: plan.grid.0,
+        gridDimY: plan.grid.1,
+        gridDimZ: plan.grid.2,
+        blockDimX: plan.block.0,
+        blockDimY: plan.block.1,
+        blockDimZ: plan.block.2,
+        sharedMemBytes: plan.smem_bytes,
+        hStream: stream,
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    // SAFETY: `config` and `attr` outlive the call, which copies them; the rest is the caller's
+    // contract (as `result::launch_kernel` in `launch`).
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &config,
             func.cu_function(),
-            plan.grid,
-            plan.block,
-            plan.smem_bytes,
-            stream,
-            &mut args,
+            args.as_mut_ptr(),
+            core::ptr::null_mut(),
         )
-    }?;
+    }
+    .result()?;
     Ok(())
 }
 

@@ -18,7 +18,9 @@ use tcgemm_kernels::config::{KernelSpec, KERNELS};
 /// A call split along K ([`Plan::split`], [`Split::is_split`]) runs `kernel` (then the f32-output
 /// kernel of the dispatched one's tile) once over the k-slices as a batch (`grid.1` = the
 /// slices); the last CTA to finish each output tile sums its slices into C, or, for large tiles,
-/// [`Split::reduce`] after the launch. See `src/splitk.rs` for the model. A persistent kernel whose
+/// [`Split::reduce`] after the launch. A persistent kernel may instead run each tile's slices as
+/// one thread-block cluster ([`Split::cluster`]: the call's own kernel, one CTA per tile and
+/// slice, the first slice's CTA summing and storing C). See `src/splitk.rs` for the model. A persistent kernel whose
 /// work items leave its last wave short shares out the k-tiles of its last items instead
 /// ([`Plan::stream_k`], one CTA per SM; `src/streamk.rs`).
 ///
@@ -134,6 +136,7 @@ impl Plan {
         problem: &Problem,
         sm_count: u32,
         loaded: impl Fn(&KernelSpec) -> bool,
+        resident_clusters: impl Fn(u32) -> u32,
     ) -> Plan {
         let Some(twin) = splitk::f32_twin(self.kernel, KERNELS).filter(|t| loaded(t)) else {
             return self;
@@ -142,6 +145,24 @@ impl Plan {
             return self;
         };
         let g = problem.gemm();
+        // tiles < SMs here, so grid x fits u32
+        let tiles = problem.tiles(twin.c_tile()) as u32;
+        if let Some((slices, kslice)) =
+            splitk::cluster_split(self.kernel, problem, slices, resident_clusters)
+        {
+            // one CTA per (tile, slice), the call's own kernel: its epilogue stores C
+            let split = Split {
+                slices,
+                kslice,
+                cluster: true,
+                ..Split::none(kslice)
+            };
+            let grid = (tiles * slices, 1, 1);
+            return Plan {
+                split,
+                ..Plan::with_grid(self.kernel, grid, self.kernel.smem_bytes)
+            };
+        }
         let ldw = splitk::workspace_ld(g.n as u64);
         let reduce = if splitk::fused(twin, problem, slices) {
             None
@@ -157,10 +178,10 @@ impl Plan {
             workspace_bytes: splitk::counters_bytes(sm_count)
                 + u64::from(slices) * g.m as u64 * ldw * 4,
             reduce,
+            cluster: false,
         };
-        // tiles < SMs here, so grid x fits u32; one batch item (grid y) per slice, or for a
-        // persistent kernel one CTA per work item (tile, slice) up to the SMs
-        let tiles = problem.tiles(twin.c_tile()) as u32;
+        // one batch item (grid y) per slice, or for a persistent kernel one CTA per work item
+        // (tile, slice) up to the SMs
         let grid = if twin.family.persistent() {
             ((tiles * slices).min(sm_count.max(1)), 1, 1)
         } else {

@@ -5,7 +5,10 @@
 //! - by the CTA that finishes a tile last (counted on the tile's integer counter), in the same
 //!   kernel, when the tile's slices hold at most `FUSED_TAIL_BYTES` (rows and columns inside C);
 //! - else by the reduction kernel (`Family::SplitkReduce`) after the launch, over all SMs (one CTA
-//!   reading a large tile's slices is slower than a second launch: docs/decode-log.md).
+//!   reading a large tile's slices is slower than a second launch: docs/decode-log.md);
+//! - or, on a persistent kernel, without the workspace: each tile's slices run as one thread-block
+//!   cluster, and the first slice's CTA adds the others' partial tiles from their shared memory,
+//!   in slice order, and stores C ([`Split::cluster`], [`cluster_split`] says when).
 //!
 //! No floating-point atomics, a fixed order: results stay bitwise reproducible.
 //!
@@ -69,8 +72,12 @@ pub struct Split {
     /// split).
     pub workspace_bytes: u64,
     /// The reduction kernel run after the slices; `None` when the slices' kernel sums them itself
-    /// (the last CTA of each tile) or the call is not split.
+    /// (the last CTA of each tile, or the cluster's first CTA) or the call is not split.
     pub reduce: Option<&'static KernelSpec>,
+    /// The slices of each output tile run as one thread-block cluster of `slices` CTAs, and the
+    /// first slice's CTA adds the others' partial tiles from their shared memory and stores C
+    /// ([`cluster_fits`]): no workspace, no reduction kernel.
+    pub cluster: bool,
 }
 
 impl Split {
@@ -85,6 +92,7 @@ impl Split {
             kslice: k,
             workspace_bytes: 0,
             reduce: None,
+            cluster: false,
         }
     }
 
@@ -241,6 +249,79 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     let slices = k.div_ceil(kslice);
     // slices ≤ wanted ≤ 32 and kslice ≤ k < 2^32
     (slices >= 2).then_some((slices as u32, kslice as u32))
+}
+
+/// Most CTAs of a thread-block cluster that every sm_90 device schedules (the portable limit).
+pub const MAX_CLUSTER: u32 = 8;
+
+/// Whether the `slices` of a split of `kernel` may run as thread-block clusters
+/// (`flags::CLUSTER_SPLIT`; the plan also needs a driver with `cuLaunchKernelEx`): a persistent
+/// kernel whose consumers have the registers to add partial tiles ([`KernelSpec::streams_k`]), at
+/// most [`MAX_CLUSTER`] slices. The sum then needs neither the workspace's round trip nor the
+/// reduction kernel's launch (H200, 64×4096×4096 f16 on 4 slices: slices 13.5 µs, reduction
+/// 4.6 µs under ncu).
+pub(crate) fn cluster_fits(kernel: &KernelSpec, slices: u32) -> bool {
+    kernel.family.persistent() && kernel.streams_k() && (2..=MAX_CLUSTER).contains(&slices)
+}
+
+/// Bytes of A and B one CTA of a split within clusters may stream when the clusters hold fewer
+/// slices than the workspace split would (fewer CTAs, each reading more): H200, against the
+/// workspace split on twice the CTAs, the 64×128 tile's 2-slice clusters with 0.75 MiB per CTA
+/// (f16/bf16, K = 4096) ran 1.00–1.17×, with 1.5 MiB (TF32, K = 4096) 0.60–0.79×, with 2.75 MiB
+/// (K = 14336) 0.87–1.02× (docs/decode-log.md, "Split-K within clusters").
+pub const CLUSTER_CTA_BYTES: u64 = 1 << 20;
+
+/// The split within clusters of `problem` on persistent kernel `kernel`, which the model
+/// ([`choose`]) splits into `slices`: the most slices `s ≤ slices` that [`cluster_fits`] allows, that
+/// divide K into whole k-tile units (as every split of a persistent kernel), and whose clusters,
+/// one per output tile, the device holds all at once (`resident(s)` clusters of `s` CTAs), as
+/// `(s, K / s)`; with `s < slices` only if each CTA then reads at most [`CLUSTER_CTA_BYTES`] of A
+/// and B. `None`: the split goes through the workspace. (A cluster that must wait for another to
+/// leave doubles the launch's time: H200, 64×4096×4096 f16, 32 clusters of 4 where 30 fit ran at
+/// 0.78× the workspace split.)
+pub(crate) fn cluster_split(
+    kernel: &KernelSpec,
+    problem: &Problem,
+    slices: u32,
+    resident: impl Fn(u32) -> u32,
+) -> Option<(u32, u32)> {
+    let k = problem.gemm().k as u64;
+    let unit = lcm(u64::from(kernel.block.k.max(1)), 8);
+    let tiles = problem.tiles(kernel.c_tile());
+    let edge = u64::from(kernel.block.m) + u64::from(kernel.block.n);
+    let cta_bytes = |s: u64| edge * (k / s) * u64::from(problem.input().bytes());
+    (2..=slices.min(MAX_CLUSTER))
+        .rev()
+        .filter(|&s| cluster_fits(kernel, s) && tiles <= u64::from(resident(s)))
+        .find(|&s| k % u64::from(s) == 0 && (k / u64::from(s)) % unit == 0)
+        .filter(|&s| s == slices || cta_bytes(u64::from(s)) <= CLUSTER_CTA_BYTES)
+        // k / s < k < 2^32
+        .map(|s| (s, (k / u64::from(s)) as u32))
+}
+
+/// The parameters of the one launch of `problem` (resolved on buffers, parameters `p`) split as
+/// `split` within clusters ([`Split::cluster`]): `S` batch items, item `s` reading A and B from
+/// `k = s·kslice`, `kslice` deep (the slices of a persistent kernel divide K), and the call's own
+/// C, scalars and flags, which the first slice's CTA applies.
+pub(crate) fn cluster_params(p: &GemmParams, problem: &Problem, split: &Split) -> GemmParams {
+    let ks = u64::from(split.kslice);
+    GemmParams {
+        stride_a: if problem.gemm().trans_a {
+            ks * p.lda
+        } else {
+            ks
+        },
+        stride_b: if problem.gemm().trans_b {
+            ks
+        } else {
+            ks * p.ldb
+        },
+        stride_c: 0,
+        k: split.kslice,
+        batch: split.slices,
+        flags: p.flags | flags::CLUSTER_SPLIT,
+        ..*p
+    }
 }
 
 /// Whether `bytes` keeps a 16-byte alignment.

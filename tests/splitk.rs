@@ -1,6 +1,7 @@
 //! Split-K (src/splitk.rs): decode-like calls (few rows or columns, long K) that `Context::gemm`
 //! splits along K, on every path (fp32, tf32, f16 → f16/f32, bf16 → bf16/f32), against the f64
-//! reference with each path's own tolerance; `beta ≠ 0` (C read by the reduction), `alpha = 0`;
+//! reference with each path's own tolerance; `beta ≠ 0` (C read by the reduction, or by the
+//! cluster's first CTA), `alpha = 0`;
 //! the plan shows the split, and `ContextOptions::split_k = false` turns it off; results are
 //! bitwise identical across repeats.
 //!
@@ -48,18 +49,23 @@ fn check<I: TestElem, O: TestElem>(
         "{g:?} should split: {plan:?} on {}",
         ctx.capabilities().name
     );
-    assert!(plan.split.workspace_bytes > 0);
+    // a split within clusters sums in shared memory; the others go through the workspace
+    assert!(
+        plan.split.cluster != (plan.split.workspace_bytes > 0),
+        "{plan:?}"
+    );
     let unsplit = off.plan::<I, O>(&g).expect("plan");
     assert_eq!(
         unsplit.split.slices, 1,
         "{g:?} with split_k off: {unsplit:?}"
     );
     let label = format!(
-        "{}->{} {g:?} S={} kslice={}",
+        "{}->{} {g:?} S={} kslice={} cluster={}",
         I::NAME,
         O::NAME,
         plan.split.slices,
-        plan.split.kslice
+        plan.split.kslice,
+        plan.split.cluster
     );
     let case = Case::<I, O>::with_reference_limit(label, p, rng, REFERENCE_MACS);
     let mut dev = case.upload(ctx.stream());
@@ -133,10 +139,12 @@ fn bf16_to_f32_splits() {
     path::<bf16, f32>(Precision::Default, tol_16::<f32>);
 }
 
-/// Split calls on the persistent TMA kernels (slices as work items, summed by the reduction
-/// kernel), on a Hopper context: for each shape, the f16 plan passes `takes` (which kernel) and
-/// splits with the reduction kernel; f16 → f16, bf16 → f32 (`beta ≠ 0`) and TF32 within their
-/// tolerance, bitwise repeatable, and the same with split-K off.
+/// Split calls on the persistent TMA kernels (slices as work items), on a Hopper context: for each
+/// shape, the f16 plan passes `takes` (which kernel) and splits, within thread-block clusters (the
+/// first slice's CTA adds the others' partials from their shared memory; `splitk::cluster_split`
+/// says when) or through the workspace and the reduction kernel; f16 → f16, bf16 → f32
+/// (`beta ≠ 0`) and TF32 within their tolerance, bitwise repeatable, and the same with split-K
+/// off. Every caller's shapes take both ways.
 fn tma_split_shapes(
     name: &str,
     shapes: &[(usize, usize, usize, bool, bool)],
@@ -150,15 +158,21 @@ fn tma_split_shapes(
         return;
     };
     let mut rng = Rng::for_test(name);
+    let mut ways = [0; 2];
     for &(m, n, k, ta, tb) in shapes {
         let p = Problem::new(m, n, k).trans(ta, tb);
         let g = p.gemm();
         let plan = ctx.plan::<f16, f16>(&g).expect("plan");
+        let (cluster, reduced) = (plan.split.cluster, plan.split.reduce.is_some());
         assert!(
-            plan.kernel.family.needs_tma() && takes(plan.kernel) && plan.split.reduce.is_some(),
+            plan.kernel.family.needs_tma() && takes(plan.kernel) && (cluster != reduced),
             "{g:?}: {plan:?}"
         );
+        ways[usize::from(cluster)] += 1;
         check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
+        // a 16-bit C read back by the epilogue
+        let scaled = p.clone().scale(-1.25, 0.5);
+        check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));
         check::<bf16, f32>(
             ctx,
             &off,
@@ -169,6 +183,10 @@ fn tma_split_shapes(
         let p = p.precision(Precision::Tf32);
         check::<f32, f32>(ctx, &off, &mut rng, p, TOL_TF32_FRO);
     }
+    assert!(
+        ways.iter().all(|&w| w > 0),
+        "{name}: reduced, clustered {ways:?}"
+    );
 }
 
 /// On Hopper, 128- and 256-row decode calls split on the 128-row TMA tiles, every layout. (Slices

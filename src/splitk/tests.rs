@@ -17,7 +17,7 @@ fn plan(name: &str, g: &Gemm) -> Plan {
     let p = any_math(g, k.input, k.output);
     Plan::for_kernel(k, &p, SMS)
         .unwrap()
-        .split_k(&p, SMS, |_| true)
+        .split_k(&p, SMS, |_| true, |_| 0)
 }
 
 /// The GEMM kernels that have an f32 twin (every one but f16 accumulation).
@@ -153,7 +153,7 @@ fn large_squares_batches_and_trivial_calls_do_not_split() {
     let g = Gemm::new(16, 4096, 4096);
     let p = any_math(&g, k.input, k.output);
     let unsplit = Plan::for_kernel(k, &p, SMS).unwrap();
-    let none_loaded = unsplit.split_k(&p, SMS, |s| s.output != Elem::F32);
+    let none_loaded = unsplit.split_k(&p, SMS, |s| s.output != Elem::F32, |_| 0);
     assert_eq!(none_loaded.kernel.name, k.name);
     assert!(!none_loaded.split.is_split());
     assert_eq!(unsplit.split, Split::none(4096));
@@ -216,7 +216,7 @@ fn split_launch(name: &str, g: &Gemm) -> (Split, GemmParams, GemmParams) {
     });
     let plan = Plan::for_kernel(k, &p, SMS)
         .unwrap()
-        .split_k(&p, SMS, |_| true);
+        .split_k(&p, SMS, |_| true, |_| 0);
     assert!(plan.split.is_split(), "{name} {g:?}");
     let gp = crate::launch::params(&p).unwrap();
     let l = split_params(&gp, &p, &plan.split, WORKSPACE, SMS);
@@ -366,9 +366,12 @@ fn large_tiles_are_reduced_after_the_launch() {
     let k = kernel("f16_f16_nn_32x128x64_w16x32_s4");
     // without the reduction kernel loaded, a large tile is not split
     let p = any_math(&Gemm::new(32, 4096, 4096), k.input, k.output);
-    let unloaded = Plan::for_kernel(k, &p, SMS)
-        .unwrap()
-        .split_k(&p, SMS, |s| s.role() != Role::SplitkReduce);
+    let unloaded = Plan::for_kernel(k, &p, SMS).unwrap().split_k(
+        &p,
+        SMS,
+        |s| s.role() != Role::SplitkReduce,
+        |_| 0,
+    );
     assert!(!unloaded.split.is_split());
 }
 
@@ -399,4 +402,80 @@ fn tma_kernels_split_into_slices_that_divide_k() {
         (p.split.slices, p.split.kslice, p.grid),
         (4, 1024, (128, 1, 1))
     );
+}
+
+/// Splits within clusters: persistent kernels with room for the partials' adds, 2 to 8 slices.
+#[test]
+fn clusters_take_persistent_kernels_of_at_most_eight_slices() {
+    let tma = kernel("f16_f16_nn_64x128x64_w64x64_s8_tma");
+    assert!(cluster_fits(tma, 2) && cluster_fits(tma, MAX_CLUSTER));
+    assert!(!cluster_fits(tma, 1) && !cluster_fits(tma, MAX_CLUSTER + 1));
+    assert!(!cluster_fits(kernel("f16_f16_nn_64x64x32_w16x32_s4"), 4));
+    assert!(!cluster_fits(
+        kernel("f16_f16_nt_128x128x64_w64x128_s6_ldg"),
+        4
+    ));
+}
+
+/// A split within clusters keeps the call's C, scalars and flags; its batch items are the
+/// slices, stepping along K in A and B.
+#[test]
+fn cluster_launch_steps_along_k_and_keeps_c() {
+    let name = "f16_f16_nt_64x128x64_w64x64_s8_tma";
+    let g = Gemm::new(64, 4096, 4096).trans_b(true).alpha(0.5).beta(2.0);
+    let p = any_math(&g, Elem::F16, Elem::F16).at(Addresses {
+        a: 0x1_0000_0000,
+        b: 0x2_0000_0000,
+        c: 0x3_0000_0000,
+    });
+    let split = Split {
+        slices: 4,
+        kslice: 1024,
+        cluster: true,
+        ..Split::none(1024)
+    };
+    let gp = crate::launch::params(&p).unwrap();
+    let l = cluster_params(&gp, &p, &split);
+    assert_eq!((l.k, l.batch), (1024, 4));
+    // A is m×k and B n×k: both step 1024 elements along their rows
+    assert_eq!((l.stride_a, l.stride_b), (1024, 1024));
+    assert_eq!((l.c, l.ldc, l.alpha, l.beta), (gp.c, gp.ldc, 0.5, 2.0));
+    assert_eq!(l.flags, gp.flags | flags::CLUSTER_SPLIT);
+    assert!(cluster_fits(kernel(name), split.slices));
+}
+
+/// Clusters an H200 holds at once by cluster size (one CTA per SM; sizes 3, 5–7 assumed).
+fn h200_clusters(s: u32) -> u32 {
+    [0, 0, 66, 44, 30, 24, 22, 18, 15][s as usize]
+}
+
+/// A split within clusters takes the most slices whose clusters all fit at once and divide K;
+/// fewer slices than the model's only while a CTA reads at most `CLUSTER_CTA_BYTES`.
+#[test]
+fn cluster_split_takes_the_most_slices_that_fit_at_once() {
+    let tile64 = kernel("f16_f16_nn_64x128x64_w64x64_s8_tma");
+    let p = any_math(&Gemm::new(64, 4096, 4096), Elem::F16, Elem::F16);
+    // 32 tiles: 4 slices would need 32 clusters of 4 (30 fit), 3 do not divide K; 2 slices read
+    // (64 + 128)·2048·2 bytes per CTA
+    assert_eq!(cluster_split(tile64, &p, 4, h200_clusters), Some((2, 2048)));
+    assert_eq!(cluster_split(tile64, &p, 4, |_| 0), None);
+    // K = 14336: 2 slices would read 2.75 MiB per CTA
+    let long = any_math(&Gemm::new(64, 4096, 14336), Elem::F16, Elem::F16);
+    assert_eq!(cluster_split(tile64, &long, 4, h200_clusters), None);
+    // unless the clusters hold the model's slices: the same CTAs, no reduction
+    assert_eq!(
+        cluster_split(tile64, &long, 2, h200_clusters),
+        Some((2, 7168))
+    );
+    // TF32 (4-byte elements): 1.5 MiB per CTA
+    let tf32 = kernel("tf32_nn_64x128x32_w64x64_s8_tma");
+    let p = any_math(&Gemm::new(64, 4096, 4096), Elem::F32, Elem::F32);
+    assert_eq!(cluster_split(tf32, &p, 4, h200_clusters), None);
+    // 16 tiles of 128×256: 8 slices would need 16 clusters of 8 (15 fit); 7 divide K = 14336
+    let wide = kernel("f16_f16_nn_128x256x64_w64x256_s4_tma");
+    let p = any_math(&Gemm::new(128, 4096, 7168), Elem::F16, Elem::F16);
+    assert_eq!(cluster_split(wide, &p, 8, h200_clusters), Some((7, 1024)));
+    // sm_80 kernels do not take clusters
+    let sm80 = kernel("f16_f16_nn_64x64x32_w16x32_s4");
+    assert_eq!(cluster_split(sm80, &p, 4, h200_clusters), None);
 }

@@ -27,6 +27,11 @@ pub mod flags {
     pub const OUT_F16: u32 = 1 << 8;
     /// Split-K ([`SplitTail::flags`](super::SplitTail::flags)): the call's C is bf16.
     pub const OUT_BF16: u32 = 1 << 9;
+    /// Persistent kernels: a split along K whose `batch` k-slices of each output tile run as one
+    /// thread-block cluster (CTA `b` is slice `b % batch` of tile `b / batch`); the first slice's
+    /// CTA adds the others' partial tiles from their shared memory and stores C
+    /// (`threadblock::cluster_split`).
+    pub const CLUSTER_SPLIT: u32 = 1 << 10;
 }
 
 /// Kernel parameters, passed by value as the single kernel argument.

@@ -5,6 +5,8 @@
 //! Shared-memory addresses are 32-bit offsets in the `.shared` window ([`smem::base`] + byte offset);
 //! global addresses are 64-bit addresses in the `.global` window ([`global::to_global`]).
 
+#[cfg(target_feature = "sm_90a")]
+pub mod cluster;
 pub mod convert;
 pub mod cp_async;
 pub mod global;

@@ -13,8 +13,10 @@
 //! - [`mma_sync_multistage`]: 16-bit `mma.sync`, `cp.async` multistage pipeline;
 //! - [`mma_sync_multistage_tf32`]: TF32 `mma.sync`, `cp.async` multistage pipeline;
 //! - [`tma_warp_specialized`]: sm_90a, TMA + `mbarrier` ring + `wgmma`, warp-specialized, persistent;
-//!   its work schedule (whole items, stream-K pieces) is [`stream_k`].
+//!   its work schedule (whole items, stream-K pieces) is [`stream_k`], its split along K within a
+//!   thread-block cluster [`cluster_split`].
 
+pub mod cluster_split;
 pub mod cuda_core;
 pub mod cuda_core_multistage;
 pub mod cuda_core_stream;

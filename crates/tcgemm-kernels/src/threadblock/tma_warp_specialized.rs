@@ -50,7 +50,9 @@
 //! the next item while the consumers store the last. Under stream-K (`GemmParams::stream_k`) the
 //! k-tiles of the last items are shared out in equal pieces, one per CTA (`stream_k::Schedule`):
 //! a CTA whose piece starts inside an item stores its partial tile, and the CTA holding the
-//! item's first k-tiles adds the partials in k order before its epilogue.
+//! item's first k-tiles adds the partials in k order before its epilogue. Split within clusters
+//! (`flags::CLUSTER_SPLIT`): one work item per CTA, a cluster's CTAs the k-slices of one tile
+//! (`cluster_split`).
 //!
 //! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
 //! `STAGES × (A BM×128 B + B BN×128 B)`, then the `full`, `empty` and `loaded` barriers.
@@ -64,9 +66,11 @@ pub use layout::{consumer_width, shares_k_tiles, smem_bytes, threads, ROW_BYTES}
 use {
     super::{
         batch_bases,
+        cluster_split::{self, partial_bytes},
         raster::tile_of_block,
         stream_k::{add_partial, store_partial, Role, Schedule},
     },
+    crate::arch::cluster::sync_cluster,
     crate::arch::mbarrier,
     crate::arch::smem::base,
     crate::arch::sync::sync_threads,
@@ -242,7 +246,15 @@ unsafe fn gemm_with_accumulators<
     // piece (the host launches at most one CTA per SM and checks that tiles·batch fits 32 bits)
     let work = tiles * p.batch;
     let grid = grid_dim();
+    // split within clusters (kernels whose registers take the partials' adds): CTA w is k-slice
+    // `w % batch` of tile `w / batch`
+    let clustered = shares_k_tiles(LDG, REG_A, BN) && p.flags & flags::CLUSTER_SPLIT != 0;
     let item = |w: u32| {
+        let w = if clustered {
+            (w % p.batch) * tiles + w / p.batch
+        } else {
+            w
+        };
         let z = w / tiles;
         (
             tile_of_block(w - z * tiles, tiles_m, tiles_n, p.group_m, BM, BN),
@@ -426,6 +438,11 @@ unsafe fn gemm_with_accumulators<
                 it += 1;
             }
         }
+        if clustered {
+            // the consumers' two cluster barriers
+            sync_cluster();
+            sync_cluster();
+        }
     } else {
         // 128·40 + 256·232 or 128·56 + 256·224 registers: exactly the CTA's 384·168 (ptxas gives a
         // kernel with `setmaxnreg` the whole budget of `.maxntid 384` at one CTA per SM: 168).
@@ -527,6 +544,13 @@ unsafe fn gemm_with_accumulators<
             if partial {
                 store_partial(&p.stream_k, bid, c, t, &d);
                 continue;
+            }
+            if clustered {
+                const { assert!(partial_bytes(ACC) <= STAGES * Stage::<BM, BN>::BYTES) };
+                // the first slice's CTA adds the other slices' partials, then stores C
+                if !cluster_split::gather(smem, item(unit.item).1, p.batch, c, t, &mut d) {
+                    continue;
+                }
             }
             // a finisher's peers: the CTAs just below it, in k order
             let mut i = 0;
