@@ -14,6 +14,7 @@ use crate::plan::Plan;
 use crate::problem::{peek_addresses, Addresses, Problem, Signature};
 use crate::rules::{check_operands, check_signature, Reason};
 use crate::splitk;
+use crate::staging;
 use crate::streamk;
 use crate::tf32x3;
 use cudarc::driver::sys::CUstream;
@@ -124,6 +125,8 @@ impl Context {
         if tf32x3::splits(problem) {
             return self.plan_tf32x3(problem);
         }
+        let exact = staging::exact_instead(problem);
+        let problem = exact.as_ref().unwrap_or(problem);
         if let Some(staging) = self.staging_for(problem) {
             let staged = staging.problem(problem, None)?;
             let spec = self.select(&staged, self.cuts())?;
@@ -188,6 +191,7 @@ impl Context {
                 // SAFETY: as below.
                 return unsafe { self.launch_tf32x3(&problem) }.map(Some);
             }
+            let problem = staging::exact_instead(&problem).unwrap_or(problem);
             if let Some(staging) = self.staging_for(&problem) {
                 // SAFETY: as below.
                 if let Some(plan) = unsafe { self.launch_staged(&staging, &problem) }? {

@@ -278,6 +278,17 @@ impl Problem {
     }
 
     /// The same problem on buffers at `addrs`.
+    /// This problem as a [`Precision::Exact`](crate::Precision::Exact) call of f32 inputs: FFMA,
+    /// whatever the precision it was resolved to (`staging::exact_instead` decides when).
+    pub(crate) fn exact(self) -> Problem {
+        let gemm = self.gemm.precision(crate::gemm::Precision::Exact);
+        let sig = Signature {
+            maths: Some(&[tcgemm_kernels::config::Math::Ffma]),
+            ..self.sig
+        };
+        Problem { gemm, sig, ..self }
+    }
+
     pub(crate) fn at(self, addrs: Addresses) -> Problem {
         Problem {
             a: self.a.at(addrs.a),

@@ -180,6 +180,8 @@ impl Context {
             ));
         }
         self.check_stream(stream)?;
+        // as `Context::gemm` runs it (a few-row TF32 call with an unaligned A or B runs exact)
+        let problem = crate::staging::exact_instead(&problem).unwrap_or(problem);
         // dispatch counts no cut along K: this call runs on the caller's stream
         let spec = self.select(&problem, Cuts::NONE)?;
         // SAFETY: the caller guarantees (# Safety 1–4) that the addresses are live device memory of

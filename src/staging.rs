@@ -340,6 +340,24 @@ fn streamed(problem: &Problem) -> bool {
         && problem.maths().is_some_and(|ms| ms.contains(&Math::Ffma))
 }
 
+/// Rows of C up to which a TF32 call with an unaligned A or B runs as exact FP32 ([`exact_instead`]).
+pub(crate) const EXACT_ROWS: usize = 32;
+
+/// `problem` (resolved on buffers) as an exact FP32 call where that is faster than TF32: a call
+/// whose first math is TF32 (`Precision::Tf32`, or `Default` with TF32 allowed), of at most
+/// [`EXACT_ROWS`] rows, whose A or B is not 16-byte aligned. The TF32 kernels would read such a
+/// weight through a staged copy (twice its traffic more); the CUDA-core kernels read it as it lies
+/// with 4-byte copies, and their products are exact. H200, same run as cuBLAS's TF32, TFLOPS exact
+/// against TF32 staged: 1×32001×4096 1.54 / 0.55, 1×50257×4096 1.26 / 0.54, 16×32001×4096
+/// 18.2 / 8.8, 32×32001×4096 25.2 / 17.5, but 64×32001×4096 25.2 / 35.1 (docs/unaligned-log.md,
+/// attempt 6). `None`: the call runs as asked.
+pub(crate) fn exact_instead(problem: &Problem) -> Option<Problem> {
+    let tf32_first = problem.maths()?.first() == Some(&Math::MmaTf32);
+    let unaligned = misaligned(problem.a()) || misaligned(problem.b());
+    (tf32_first && unaligned && problem.reads_ab() && problem.gemm().m <= EXACT_ROWS)
+        .then(|| (*problem).exact())
+}
+
 /// The staging of `problem` (resolved to its precision) on a device with the sm_90a module
 /// (`hopper`) or not, within `limit` bytes of staging buffer: every operand that is not 16-byte
 /// aligned, and on Hopper an A or B that TMA would read off its 128-byte lines ([`off_lines`]).

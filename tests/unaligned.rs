@@ -189,3 +189,47 @@ fn stream_cases<I: TestElem, O: TestElem>(
         run_checked(ctx, &case, Some(spec.name));
     }
 }
+
+/// A TF32 call of at most 32 rows whose A or B is not 16-byte aligned runs as exact FP32 (FFMA,
+/// nothing staged; `staging::exact_instead`): exact FP32's tolerance, repeated bitwise; one row
+/// more runs TF32.
+#[test]
+fn few_row_tf32_calls_with_unaligned_weights_run_exact() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("few-row tf32, unaligned weights");
+    let tf32 = |m, n, k| Problem::new(m, n, k).precision(tcgemm::Precision::Tf32);
+    let cases = [
+        ("odd width", tf32(1, 3001, 1500)),
+        (
+            "odd ld, n×k weight",
+            tf32(32, 1001, 777).trans(false, true).pad_ld(0, 1, 0),
+        ),
+        (
+            "offset weight, beta",
+            tf32(7, 515, 2000).offsets(0, 1, 0).scale(1.5, -0.5),
+        ),
+    ];
+    for (label, p) in cases {
+        let k = p.k;
+        let case = Case::<f32, f32>::new(label, p, &mut rng);
+        let stream = ctx.stream();
+        let mut dev = case.upload(stream);
+        let plan = case
+            .launch(ctx, &mut dev, None)
+            .expect("gemm")
+            .expect("plan");
+        assert_eq!(plan.kernel.math, tcgemm::Math::Ffma, "{label}: {plan:?}");
+        assert!(!plan.staged.any(), "{label}: {plan:?}");
+        let first = case.download(stream, &dev);
+        case.verify_on(plan.kernel.name, &first, tol_fp32(k));
+        case.reset_c(stream, &mut dev);
+        case.launch(ctx, &mut dev, None).expect("repeat");
+        assert!(
+            case.download(stream, &dev) == first,
+            "{label}: repeat differs"
+        );
+    }
+    let taller = tf32(33, 3001, 1500).gemm();
+    let plan = ctx.plan::<f32, f32>(&taller).expect("plan");
+    assert_eq!(plan.kernel.math, tcgemm::Math::MmaTf32, "{plan:?}");
+}

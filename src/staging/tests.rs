@@ -259,3 +259,28 @@ fn overlapping_batches_and_huge_strides_do_not_overflow() {
     assert!(choose(&p, true, u64::MAX).is_none_or(|s| s.bytes > LIMIT));
     assert!(choose(&p, true, LIMIT).is_none());
 }
+
+/// A TF32 call of at most `EXACT_ROWS` rows with an unaligned A or B runs as exact FP32; aligned
+/// calls, taller ones and exact ones run as asked.
+#[test]
+fn few_row_tf32_calls_with_unaligned_weights_run_exact() {
+    let resolved = |g: &Gemm, allow_tf32: bool| {
+        Problem::assume_aligned::<f32, f32>(g)
+            .and_then(|p| p.resolve_precision(allow_tf32))
+            .unwrap()
+    };
+    let tf32 = |m, n| Gemm::new(m, n, 4096).precision(Precision::Tf32);
+    // 50257 columns: B's rows are not 16-byte aligned
+    let p = exact_instead(&resolved(&tf32(1, 50257), false)).expect("runs exact");
+    assert_eq!(p.gemm().precision, Precision::Exact);
+    assert_eq!(p.maths(), Some(&[Math::Ffma][..]));
+    assert!(exact_instead(&resolved(&tf32(EXACT_ROWS, 50257), false)).is_some());
+    // TF32 allowed for Default: the same
+    let default = Gemm::new(16, 32001, 4096);
+    assert!(exact_instead(&resolved(&default, true)).is_some());
+    // taller calls, aligned weights, exact calls and calls without a product run as asked
+    assert!(exact_instead(&resolved(&tf32(EXACT_ROWS + 1, 50257), false)).is_none());
+    assert!(exact_instead(&resolved(&tf32(1, 50264), false)).is_none());
+    assert!(exact_instead(&resolved(&default, false)).is_none());
+    assert!(exact_instead(&resolved(&tf32(1, 50257).alpha(0.0), false)).is_none());
+}
