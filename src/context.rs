@@ -300,7 +300,7 @@ impl Context {
         caps.modules = loaded.modules().to_vec();
         caps.targets = caps.modules.iter().map(|m| m.target).collect();
         caps.hopper = caps.targets.contains(&Target::Sm90a);
-        let ctx = Context {
+        let mut ctx = Context {
             cuda,
             stream,
             caps,
@@ -313,10 +313,7 @@ impl Context {
             resident_clusters: [0; 9],
             loaded,
         };
-        let ctx = Context {
-            resident_clusters: ctx.query_resident_clusters(),
-            ..ctx
-        };
+        ctx.resident_clusters = ctx.query_resident_clusters();
         if ctx.split_k || ctx.stream_k {
             // Allocated once, at its largest: no call allocates, and a CUDA graph that captured a
             // split call keeps a valid workspace for the context's life.

@@ -173,27 +173,14 @@ pub(crate) fn resident_clusters(func: &CudaFunction, threads: u32, smem: u32) ->
     }
     for (s, slot) in out.iter_mut().enumerate().skip(2) {
         let s = s as u32;
-        let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
-        value.clusterDim.x = s;
-        value.clusterDim.y = 1;
-        value.clusterDim.z = 1;
-        let mut attr = sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            value,
-        };
-        let config = sys::CUlaunchConfig {
-            gridDimX: s * 16,
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: threads,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: smem,
-            hStream: core::ptr::null_mut(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
+        let mut attr = cluster_attribute(s);
+        let config = cluster_config(
+            (s * 16, 1, 1),
+            (threads, 1, 1),
+            smem,
+            core::ptr::null_mut(),
+            &mut attr,
+        );
         let mut n = 0i32;
         // SAFETY: a query: `config` and `attr` outlive the call; `func` is a loaded function of
         // the current context, whose shared-memory limit was raised to `smem` when it was loaded.
@@ -203,6 +190,43 @@ pub(crate) fn resident_clusters(func: &CudaFunction, threads: u32, smem: u32) ->
         }
     }
     out
+}
+
+/// The launch attribute of thread-block clusters of `size` CTAs along x.
+fn cluster_attribute(size: u32) -> cudarc::driver::sys::CUlaunchAttribute {
+    use cudarc::driver::sys;
+    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+    value.clusterDim.x = size;
+    value.clusterDim.y = 1;
+    value.clusterDim.z = 1;
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value,
+    }
+}
+
+/// The `cuLaunchKernelEx` configuration of `grid` × `block` with `smem` bytes of dynamic shared
+/// memory on `stream`, with the one attribute `attr` (which must outlive its use).
+fn cluster_config(
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    smem: u32,
+    stream: CUstream,
+    attr: &mut cudarc::driver::sys::CUlaunchAttribute,
+) -> cudarc::driver::sys::CUlaunchConfig {
+    cudarc::driver::sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: smem,
+        hStream: stream,
+        attrs: attr,
+        numAttrs: 1,
+    }
 }
 
 /// `cuLaunchKernelEx` of `plan` in thread-block clusters of `plan.split.slices` CTAs along x
@@ -218,27 +242,8 @@ unsafe fn launch_clusters(
     args: &mut [*mut core::ffi::c_void],
 ) -> Result<()> {
     use cudarc::driver::sys;
-    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
-    value.clusterDim.x = plan.split.slices;
-    value.clusterDim.y = 1;
-    value.clusterDim.z = 1;
-    let mut attr = sys::CUlaunchAttribute {
-        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        pad: [0; 4],
-        value,
-    };
-    let config = sys::CUlaunchConfig {
-        gridDimX: plan.grid.0,
-        gridDimY: plan.grid.1,
-        gridDimZ: plan.grid.2,
-        blockDimX: plan.block.0,
-        blockDimY: plan.block.1,
-        blockDimZ: plan.block.2,
-        sharedMemBytes: plan.smem_bytes,
-        hStream: stream,
-        attrs: &mut attr,
-        numAttrs: 1,
-    };
+    let mut attr = cluster_attribute(plan.split.slices);
+    let config = cluster_config(plan.grid, plan.block, plan.smem_bytes, stream, &mut attr);
     // SAFETY: `config` and `attr` outlive the call, which copies them; the rest is the caller's
     // contract (as `result::launch_kernel` in `launch`).
     unsafe {

@@ -278,15 +278,11 @@ impl Problem {
     }
 
     /// The same problem on buffers at `addrs`.
-    /// This problem as a [`Precision::Exact`](crate::Precision::Exact) call of f32 inputs: FFMA,
-    /// whatever the precision it was resolved to (`staging::exact_instead` decides when).
-    pub(crate) fn exact(self) -> Problem {
-        let gemm = self.gemm.precision(crate::gemm::Precision::Exact);
-        let sig = Signature {
-            maths: Some(&[tcgemm_kernels::config::Math::Ffma]),
-            ..self.sig
-        };
-        Problem { gemm, sig, ..self }
+    /// This problem asking for `precision` instead, resolved as [`Problem::resolve_precision`]
+    /// resolves it (`staging::exact_instead` asks for `Exact`).
+    pub(crate) fn with_precision(self, precision: crate::gemm::Precision) -> Result<Problem> {
+        let gemm = self.gemm.precision(precision);
+        Problem { gemm, ..self }.resolve_precision(false)
     }
 
     pub(crate) fn at(self, addrs: Addresses) -> Problem {

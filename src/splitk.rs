@@ -75,8 +75,9 @@ pub struct Split {
     /// (the last CTA of each tile, or the cluster's first CTA) or the call is not split.
     pub reduce: Option<&'static KernelSpec>,
     /// The slices of each output tile run as one thread-block cluster of `slices` CTAs, and the
-    /// first slice's CTA adds the others' partial tiles from their shared memory and stores C
-    /// ([`cluster_fits`]): no workspace, no reduction kernel.
+    /// first slice's CTA adds the others' partial tiles from their shared memory and stores C: no
+    /// workspace, no reduction kernel (Hopper kernels, where the clusters fit on the device at
+    /// once; `src/splitk.rs`).
     pub cluster: bool,
 }
 

@@ -14,7 +14,7 @@
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::gemm::Gemm;
+use crate::gemm::{Gemm, Precision};
 use crate::launch;
 use crate::plan::Plan;
 use crate::problem::{Addresses, Operand, OperandLayout, Problem};
@@ -354,8 +354,9 @@ pub(crate) const EXACT_ROWS: usize = 32;
 pub(crate) fn exact_instead(problem: &Problem) -> Option<Problem> {
     let tf32_first = problem.maths()?.first() == Some(&Math::MmaTf32);
     let unaligned = misaligned(problem.a()) || misaligned(problem.b());
-    (tf32_first && unaligned && problem.reads_ab() && problem.gemm().m <= EXACT_ROWS)
-        .then(|| (*problem).exact())
+    let exact = tf32_first && unaligned && problem.reads_ab() && problem.gemm().m <= EXACT_ROWS;
+    // FP32 inputs always resolve to `Exact` (FFMA)
+    exact.then(|| problem.with_precision(Precision::Exact).ok())?
 }
 
 /// The staging of `problem` (resolved to its precision) on a device with the sm_90a module

@@ -12,6 +12,8 @@
 //! and loads cover 512 consecutive bytes.
 
 #[cfg(target_feature = "sm_90a")]
+use super::stream_k::add_groups;
+#[cfg(target_feature = "sm_90a")]
 use crate::arch::{
     cluster::{ld_cluster_v4_f32, map_shared, sync_cluster},
     smem::st_shared_v4_f32,
@@ -117,27 +119,7 @@ unsafe fn add_partials<const ACC: usize>(
     let mut r = 1;
     while r < slices {
         let base = map_shared(local, r);
-        unroll!(g in [0, 1, 2, 3] {
-            let j0 = g as usize * IN_FLIGHT;
-            if j0 < ACC / 4 {
-                let v: [[f32; 4]; IN_FLIGHT] = core::array::from_fn(|i| {
-                    if j0 + i < ACC / 4 {
-                        ld_cluster_v4_f32(base + 16 * GROUP * (j0 + i) as u32)
-                    } else {
-                        [0.0; 4]
-                    }
-                });
-                for (i, v) in v.iter().enumerate() {
-                    let j = j0 + i;
-                    if j < ACC / 4 {
-                        d[4 * j] += v[0];
-                        d[4 * j + 1] += v[1];
-                        d[4 * j + 2] += v[2];
-                        d[4 * j + 3] += v[3];
-                    }
-                }
-            }
-        });
+        add_groups::<ACC, IN_FLIGHT>(d, |j| ld_cluster_v4_f32(base + 16 * GROUP * j as u32));
         r += 1;
     }
 }

@@ -275,13 +275,27 @@ pub unsafe fn add_partial<const ACC: usize>(
     let base = slot::<ACC>(sk, peer, c) + 16 * u64::from(t);
     // IN_FLIGHT loads issued before their adds: one at a time, each waits out an L2 round trip
     // (measured: ~15 µs per finisher of a 128×256 tile)
-    // (a group of an `m64n64` slot, `ACC / 4` = 8 loads, is cut short: `j < ACC / 4`, constant)
+    add_groups::<ACC, IN_FLIGHT>(d, |j| {
+        ld_global_cg_v4_f32(base + (16 * GROUP) as u64 * j as u64)
+    });
+}
+
+/// Adds a partial tile to accumulators `d`: its `ACC / 4` groups of 4 f32, group `j` read by
+/// `load(j)`, `N` loads issued before their adds (a last batch of fewer groups is cut short:
+/// `j < ACC / 4`, constant). Used by stream-K's hand-over and by the split within clusters
+/// (`cluster_split`).
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+pub(crate) fn add_groups<const ACC: usize, const N: usize>(
+    d: &mut [f32; ACC],
+    load: impl Fn(usize) -> [f32; 4],
+) {
     unroll!(g in [0, 1, 2, 3, 4, 5, 6, 7] {
-        let j0 = g as usize * IN_FLIGHT;
+        let j0 = g as usize * N;
         if j0 < ACC / 4 {
-            let v: [[f32; 4]; IN_FLIGHT] = core::array::from_fn(|i| {
+            let v: [[f32; 4]; N] = core::array::from_fn(|i| {
                 if j0 + i < ACC / 4 {
-                    ld_global_cg_v4_f32(base + (16 * GROUP) as u64 * (j0 + i) as u64)
+                    load(j0 + i)
                 } else {
                     [0.0; 4]
                 }
