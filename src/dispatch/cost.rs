@@ -1,6 +1,7 @@
 //! The time model that ranks persistent (`wgmma`) kernels whose waves fill the GPU equally well
-//! (issue 15): which tile finishes a call first, counting its waves (or stream-K's shares of
-//! them) and how fast the tile runs once its pipeline is full.
+//! (issue 15), and the CUDA-core SGEMM tiles (`Family::CudaCore`) among themselves: which tile
+//! finishes a call first, counting its waves (or stream-K's shares of them) and how fast the tile
+//! runs once its pipeline is full.
 //!
 //! For a persistent kernel, a call of `W` work items of `T` k-tiles on `S` SMs, its **busiest CTA**
 //! computes
@@ -8,6 +9,12 @@
 //! - under stream-K with `I` shared items ([`crate::streamk::choose`]), `(W − I)/S·T + ⌈I·T/S⌉`
 //!   plus [`PARTIAL_COST_KTILES`] for the exchange of partial tiles;
 //! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus the same exchange cost.
+//!
+//! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units:
+//! a wave is `b·S` blocks and takes `b` tiles' time, so its busiest SM computes `⌈W/(b·S)⌉·b·T`
+//! (split: `⌈W·s/(b·S)⌉·b·⌈T/s⌉` plus the exchange cost). The 64×128 tile's three blocks per SM
+//! quantize finer than the 128×128 tile's two: at 3000³ 1128 blocks are 2.85 of its waves, 576
+//! are 2.18 of the 128×128 tile's (H200: 46.1 against 38.6 TFLOPS, docs/kernel-log.md).
 //!
 //! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the tile's [`steady_rate`].
 //! Dispatch compares the times of the candidates of one math in classes of [`CLASS_PERCENT`]
@@ -58,12 +65,18 @@ pub(crate) const CLASS_PERCENT: u128 = 4;
 /// 1024²×4096 386–397 against 358–365, 256×4096² 379–382 against 348–355, 8192×128×8192 390–400
 /// against 382 (and 363 on 128×128 streamed); TF32 1024³ 116–121 against 89–92; in `nt` they tie
 /// within 3%.
+///
+/// CUDA-core tiles (FFMA, compared only with each other): 128×128 100, 64×128 95 (H200, forced in
+/// one bench_report run: 38.2 against 41.9 TFLOPS at 128×28672×8192 `nt`, where the 64×128 tile's
+/// 448 blocks are 1.13 of its waves, and 48.2 at 64×128256×4096).
 pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
     let tf32_staged = spec.math == Math::MmaTf32
         && spec.family == Family::TmaWarpSpecialized
         && (spec.trans_a || !spec.trans_b);
     let nn = !spec.trans_a && !spec.trans_b;
     match (spec.math, spec.family, spec.block.m, spec.block.n) {
+        (_, Family::CudaCore, 64, _) => 95,
+        (_, Family::CudaCore, _, _) => 100,
         (Math::MmaTf32x3, _, 128, 192) => 100,
         (Math::MmaTf32x3, _, 128, 128) => 79,
         (_, _, 128, 256) if tf32_staged => 75,
@@ -80,16 +93,19 @@ pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
     }
 }
 
-/// k-tiles the busiest CTA of `spec` computes for `p` on `sms` SMs, cut as `cut` says (see the
-/// module docs); `None` for a kernel that is not persistent.
+/// k-tiles the busiest SM computes for `p` with `spec` on `sms` SMs, cut as `cut` says (see the
+/// module docs); `None` for a kernel that is neither persistent nor a CUDA-core SGEMM tile.
 pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u64> {
-    if !spec.family.persistent() {
-        return None;
-    }
-    let sms = u64::from(sms.max(1));
+    // blocks that share one SM's units: a wave of them takes that many tiles' time
+    let per_sm = match spec.family {
+        f if f.persistent() => 1,
+        Family::CudaCore => u64::from(spec.min_blocks_per_sm.max(1)),
+        _ => return None,
+    };
+    let sms = u64::from(sms.max(1)) * per_sm;
     let work = p.work_items(spec.c_tile()).max(1);
     let ktiles = p.k_tiles(spec.block).max(1);
-    if cut.stream_k {
+    if cut.stream_k && per_sm == 1 {
         if let Some(items) = streamk::choose(spec, p, sms as u32) {
             let shared = streamk::shared_ktiles(work, u64::from(items), ktiles, sms);
             return Some(shared + PARTIAL_COST_KTILES);
@@ -98,13 +114,22 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if cut.slices > 1 {
         let s = u64::from(cut.slices);
         let waves = work.saturating_mul(s).div_ceil(sms);
-        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES);
+        return Some(
+            waves
+                .saturating_mul(per_sm)
+                .saturating_mul(ktiles.div_ceil(s))
+                + PARTIAL_COST_KTILES,
+        );
     }
-    Some(work.div_ceil(sms).saturating_mul(ktiles))
+    Some(
+        work.div_ceil(sms)
+            .saturating_mul(per_sm)
+            .saturating_mul(ktiles),
+    )
 }
 
-/// The model's time of `spec` for `p` (arbitrary units: multiply-adds of the busiest CTA over
-/// [`steady_rate`]); `None` for a kernel that is not persistent.
+/// The model's time of `spec` for `p` (arbitrary units: multiply-adds of the busiest SM over
+/// [`steady_rate`]); `None` where [`busiest_ktiles`] is.
 pub(crate) fn time(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u128> {
     let tile = spec.c_tile();
     let per_ktile = u128::from(tile.m) * u128::from(tile.n) * u128::from(spec.block.k);
@@ -168,6 +193,22 @@ mod tests {
         // not persistent: no model
         let sm80 = find_kernel("f16_f16_nt_128x256x32_w64x64_s4").unwrap();
         assert_eq!(busiest_ktiles(sm80, &p, 132, KSplit::NONE), None);
+        // CUDA-core tiles: waves of b blocks per SM, each b tiles long. 3000³: 576 blocks of
+        // 128×128 are 3 waves of 264 (2 per SM), 1128 of 64×128 3 waves of 396 (3 per SM)
+        let p = problem(&Gemm::new(3000, 3000, 3000), Elem::F32, Elem::F32, false);
+        let sgemm = |name| find_kernel(name).unwrap();
+        let (large, small) = (
+            sgemm("sgemm_nn_128x128x16_t8x8_s3"),
+            sgemm("sgemm_nn_64x128x16_t8x8_s3"),
+        );
+        assert_eq!(
+            busiest_ktiles(large, &p, 132, KSplit::NONE),
+            Some(3 * 2 * 188)
+        );
+        assert_eq!(
+            busiest_ktiles(small, &p, 132, KSplit::NONE),
+            Some(3 * 3 * 188)
+        );
     }
 
     #[test]
@@ -209,5 +250,24 @@ mod tests {
         }
         // 5120³ (800 items of 128×256, stream-K; 1080 of 128×192 unsplit, 9 waves): 128×256
         assert_eq!(tf32(5120, 5120, 5120, false, true), (Tma, 128, 256));
+        // exact FP32: the 64×128 CUDA-core tile where its waves are fuller (3000³: 2.85 of its
+        // waves against 2.18 of the 128×128 tile's), the 128×128 tile on whole waves and where
+        // the 64×128 tile would start a second wave (128×28672×8192: 448 blocks on 396 slots)
+        let fp32 = |m, n, k, tb| {
+            let s = pick(Gemm::new(m, n, k).trans_b(tb), Elem::F32, Elem::F32);
+            (s.0, s.1)
+        };
+        for tb in [false, true] {
+            assert_eq!(fp32(3000, 3000, 3000, tb), (Family::CudaCore, 64));
+            for (m, n, k) in [
+                (4096, 4096, 4096),
+                (8192, 8192, 8192),
+                (2048, 2048, 2048),
+                (128, 28672, 8192),
+                (8192, 28672, 4096),
+            ] {
+                assert_eq!(fp32(m, n, k, tb), (Family::CudaCore, 128), "{m}x{n}x{k}");
+            }
+        }
     }
 }

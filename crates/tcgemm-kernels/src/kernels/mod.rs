@@ -28,6 +28,7 @@ macro_rules! gemm_entry {
                     { S.warp.m },
                     { S.warp.n },
                     { S.stages },
+                    { S.threads },
                 >
             );
         };

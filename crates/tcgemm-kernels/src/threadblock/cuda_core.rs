@@ -2,8 +2,8 @@
 //! `STAGES`-deep `cp.async` pipeline, with the shared-memory fragments of step `k + 1` loaded while
 //! step `k` multiplies.
 //!
-//! Written for `128×128×BK` block tiles of `8×8` thread tiles, 256 threads. Warps form a 4 (M) × 2
-//! (N) grid of `32×64` warp tiles. In a warp, lane `l = 8·lrow + lcol` owns rows
+//! Written for `BM×128×BK` block tiles of `8×8` thread tiles (`BM` a multiple of 32): `BM/32 × 2`
+//! warps of `32×64` warp tiles, so 256 threads for `BM = 128` and 128 for `BM = 64`. In a warp, lane `l = 8·lrow + lcol` owns rows
 //! `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}` (s ∈ {0,1}, i, j ∈ 0..4) of the warp
 //! tile: each `ld.shared.v4` of A touches 4 distinct 16-byte words and each one of B 8 — one
 //! shared-memory wavefront each, no bank conflicts. Per k: four such loads, 64 FMAs (in
@@ -39,10 +39,6 @@ use {
 ///
 /// [`TransposingCopy`]: super::global_to_shared::transposing::TransposingCopy
 const PAD: u32 = 4;
-
-/// Threads of the block (the thread mapping is written for them).
-#[cfg(target_arch = "nvptx64")]
-const THREADS: u32 = 256;
 
 /// Bytes of one operand tile in shared memory: `bk` rows of `r + PAD` floats.
 const fn tile_bytes(r: u32, bk: u32) -> u32 {
@@ -83,7 +79,7 @@ impl OperandCopy {
     /// The copy of an `R × BK` tile at row `r0` of an operand of `rows` rows (see the two policies).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn new<const R: u32, const BK: u32>(
+    fn new<const R: u32, const BK: u32, const THREADS: u32>(
         base: u64,
         ld: u64,
         k_contig: bool,
@@ -109,7 +105,7 @@ impl OperandCopy {
     /// # Safety
     /// As the policies' `issue`.
     #[inline(always)]
-    unsafe fn issue<const R: u32, const BK: u32>(&self, tile: u32, kt: u32) {
+    unsafe fn issue<const R: u32, const BK: u32, const THREADS: u32>(&self, tile: u32, kt: u32) {
         match self {
             OperandCopy::Chunks(c) => c.issue::<R, BK, THREADS, 4>(tile, kt),
             OperandCopy::Elements(c) => c.issue::<R, BK, PAD, THREADS>(tile, kt),
@@ -117,7 +113,7 @@ impl OperandCopy {
     }
 }
 
-/// Computes the block's output tile of batch item `z`.
+/// Computes the block's output tile of batch item `z`; `THREADS`: [`threads`] of the tile.
 ///
 /// One function on purpose: split into calls, its parts are optimized apart before they are
 /// inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
@@ -137,6 +133,7 @@ pub unsafe fn gemm<
     const TM: u32,
     const TN: u32,
     const STAGES: u32,
+    const THREADS: u32,
 >(
     p: &GemmParams,
     tid: u32,
@@ -145,8 +142,8 @@ pub unsafe fn gemm<
 ) {
     const {
         assert!(
-            BM == 128 && BN == 128 && TM == 8 && TN == 8,
-            "the thread mapping is written for 128×128 blocks of 8×8 thread tiles"
+            BM.is_multiple_of(32) && BN == 128 && TM == 8 && TN == 8,
+            "the thread mapping is written for BM×128 blocks of 8×8 thread tiles"
         )
     };
     const { assert!(BK.is_multiple_of(8) && STAGES >= 2) };
@@ -166,7 +163,7 @@ pub unsafe fn gemm<
     let ktiles = p.k.div_ceil(BK);
 
     let (ga, gb, gc) = batch_bases(p, z, 4, 4);
-    let ca = OperandCopy::new::<BM, BK>(
+    let ca = OperandCopy::new::<BM, BK, THREADS>(
         ga,
         p.lda,
         !TRANS_A,
@@ -176,7 +173,7 @@ pub unsafe fn gemm<
         p.flags & flags::VEC_A != 0,
         tid,
     );
-    let cb = OperandCopy::new::<BN, BK>(
+    let cb = OperandCopy::new::<BN, BK, THREADS>(
         gb,
         p.ldb,
         TRANS_B,
@@ -205,8 +202,8 @@ pub unsafe fn gemm<
         while s < STAGES {
             if s < ktiles {
                 let st = smem + s * stage_bytes;
-                ca.issue::<BM, BK>(st, s);
-                cb.issue::<BN, BK>(st + a_bytes, s);
+                ca.issue::<BM, BK, THREADS>(st, s);
+                cb.issue::<BN, BK, THREADS>(st + a_bytes, s);
             }
             commit_group();
             s += 1;
@@ -242,8 +239,8 @@ pub unsafe fn gemm<
             }
             let nt = kt + STAGES;
             if nt < ktiles {
-                ca.issue::<BM, BK>(st, nt);
-                cb.issue::<BN, BK>(st + a_bytes, nt);
+                ca.issue::<BM, BK, THREADS>(st, nt);
+                cb.issue::<BN, BK, THREADS>(st + a_bytes, nt);
             }
             commit_group();
             multiply(&mut acc, &f1);
