@@ -11,10 +11,9 @@ use crate::error::{invalid, Result};
 use crate::gemm::Gemm;
 use crate::launch;
 use crate::plan::Plan;
-use crate::problem::{peek_addresses, Addresses, Problem, Signature};
+use crate::problem::{peek_addresses, Addresses, Problem, Route, Signature};
 use crate::rules::{check_operands, check_signature, Reason};
 use crate::splitk;
-use crate::staging;
 use crate::streamk;
 use crate::tf32x3;
 use cudarc::driver::sys::CUstream;
@@ -122,11 +121,10 @@ impl Context {
     /// so (the staged operands packed and aligned; a call whose buffer would grow during a graph
     /// capture runs unstaged instead, which a plan does not foresee), on the kernel dispatch picks.
     fn plan_dispatched(&self, problem: &Problem) -> Result<Plan> {
-        if tf32x3::splits(problem) {
-            return self.plan_tf32x3(problem);
-        }
-        let exact = staging::exact_instead(problem);
-        let problem = exact.as_ref().unwrap_or(problem);
+        let problem = &match problem.route() {
+            Route::Tf32x3(p) => return self.plan_tf32x3(&p),
+            Route::Dispatch(p) => p,
+        };
         if let Some(staging) = self.staging_for(problem) {
             let staged = staging.problem(problem, None)?;
             let spec = self.select(&staged, self.cuts())?;
@@ -186,12 +184,11 @@ impl Context {
         }
         self.check_buffers(a, b, c)?;
         self.with_addresses(a, b, c, |addrs| {
-            let problem = problem.at(addrs);
-            if tf32x3::splits(&problem) {
+            let problem = match problem.at(addrs).route() {
                 // SAFETY: as below.
-                return unsafe { self.launch_tf32x3(&problem) }.map(Some);
-            }
-            let problem = staging::exact_instead(&problem).unwrap_or(problem);
+                Route::Tf32x3(p) => return unsafe { self.launch_tf32x3(&p) }.map(Some),
+                Route::Dispatch(p) => p,
+            };
             if let Some(staging) = self.staging_for(&problem) {
                 // SAFETY: as below.
                 if let Some(plan) = unsafe { self.launch_staged(&staging, &problem) }? {

@@ -105,6 +105,16 @@ pub struct Problem {
     c: OperandLayout,
 }
 
+/// How a call resolved on its buffers runs ([`Problem::route`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Route {
+    /// Split into TF32 parts first, in the context's staging buffer (`crate::tf32x3`).
+    Tf32x3(Problem),
+    /// On the kernel dispatch picks for this problem: the call as asked, or a few-row TF32 call
+    /// with an unaligned A or B as exact FP32 (`staging::exact_instead`).
+    Dispatch(Problem),
+}
+
 impl Problem {
     /// The problem of `g` planned without buffers: lengths are the required ones and every base
     /// address is assumed 16-byte aligned, as fresh allocations are. Accepts any math until
@@ -277,7 +287,6 @@ impl Problem {
         }))
     }
 
-    /// The same problem on buffers at `addrs`.
     /// This problem asking for `precision` instead, resolved as [`Problem::resolve_precision`]
     /// resolves it (`staging::exact_instead` asks for `Exact`).
     pub(crate) fn with_precision(self, precision: crate::gemm::Precision) -> Result<Problem> {
@@ -285,6 +294,16 @@ impl Problem {
         Problem { gemm, ..self }.resolve_precision(false)
     }
 
+    /// How this problem, resolved on its buffers, runs ([`Route`]): the one rule
+    /// `Context::gemm`, `Context::plan_for` and `Context::gemm_raw` share.
+    pub(crate) fn route(self) -> Route {
+        if crate::tf32x3::splits(&self) {
+            return Route::Tf32x3(self);
+        }
+        Route::Dispatch(crate::staging::exact_instead(&self).unwrap_or(self))
+    }
+
+    /// The same problem on buffers at `addrs`.
     pub(crate) fn at(self, addrs: Addresses) -> Problem {
         Problem {
             a: self.a.at(addrs.a),

@@ -10,7 +10,7 @@ use crate::element::Element;
 use crate::error::{invalid, Error, Result};
 use crate::gemm::Gemm;
 use crate::plan::Plan;
-use crate::problem::{Operand, Problem};
+use crate::problem::{Operand, Problem, Route};
 use cudarc::driver::sys::{self, CUdeviceptr, CUresult, CUstream};
 use tcgemm_kernels::config::KERNELS;
 
@@ -172,16 +172,14 @@ impl Context {
         if problem.is_empty() {
             return Ok(None);
         }
-        if crate::tf32x3::splits(&problem) {
+        let Route::Dispatch(problem) = problem.route() else {
             return Err(Error::Unsupported(
                 "Precision::Tf32x3 splits A and B in the context's staging buffer, on the \
                  context's stream: run it with Context::gemm"
                     .into(),
             ));
-        }
+        };
         self.check_stream(stream)?;
-        // as `Context::gemm` runs it (a few-row TF32 call with an unaligned A or B runs exact)
-        let problem = crate::staging::exact_instead(&problem).unwrap_or(problem);
         // dispatch counts no cut along K: this call runs on the caller's stream
         let spec = self.select(&problem, Cuts::NONE)?;
         // SAFETY: the caller guarantees (# Safety 1–4) that the addresses are live device memory of
