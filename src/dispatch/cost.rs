@@ -12,7 +12,7 @@
 //!
 //! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units:
 //! a wave is `b·S` blocks and takes `b` tiles' time, so its busiest SM computes `⌈W/(b·S)⌉·b·T`
-//! (split: `⌈W·s/(b·S)⌉·b·⌈T/s⌉` plus the exchange cost). The 64×128 tile's three blocks per SM
+//! (split: `⌈W·s/(b·S)⌉·b·⌈T/s⌉` plus `b` exchanges, one per block). The 64×128 tile's three blocks per SM
 //! quantize finer than the 128×128 tile's two: at 3000³ 1128 blocks are 2.85 of its waves, 576
 //! are 2.18 of the 128×128 tile's (H200: 46.1 against 38.6 TFLOPS, docs/kernel-log.md).
 //!
@@ -66,15 +66,17 @@ pub(crate) const CLASS_PERCENT: u128 = 4;
 /// against 382 (and 363 on 128×128 streamed); TF32 1024³ 116–121 against 89–92; in `nt` they tie
 /// within 3%.
 ///
-/// CUDA-core tiles (FFMA, compared only with each other): 128×128 100, 64×128 95 (H200, forced in
-/// one bench_report run: 38.2 against 41.9 TFLOPS at 128×28672×8192 `nt`, where the 64×128 tile's
-/// 448 blocks are 1.13 of its waves, and 48.2 at 64×128256×4096).
+/// CUDA-core tiles (FFMA, compared only with each other): 128×128 100, 64×128 95, 32×128 90 (H200,
+/// forced in one bench_report run: 38.2 against 41.9 TFLOPS at 128×28672×8192 `nt`, where the
+/// 64×128 tile's 448 blocks are 1.13 of its waves, and 48.2 at 64×128256×4096; the 32×128 tile
+/// 44.7 at 32×128256×4096, 21.8 against the 64×128 tile's 19.8 at 128×4096×4096 unsplit).
 pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
     let tf32_staged = spec.math == Math::MmaTf32
         && spec.family == Family::TmaWarpSpecialized
         && (spec.trans_a || !spec.trans_b);
     let nn = !spec.trans_a && !spec.trans_b;
     match (spec.math, spec.family, spec.block.m, spec.block.n) {
+        (_, Family::CudaCore, 32, _) => 90,
         (_, Family::CudaCore, 64, _) => 95,
         (_, Family::CudaCore, _, _) => 100,
         (Math::MmaTf32x3, _, 128, 192) => 100,
@@ -118,7 +120,7 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
             waves
                 .saturating_mul(per_sm)
                 .saturating_mul(ktiles.div_ceil(s))
-                + PARTIAL_COST_KTILES,
+                + per_sm * PARTIAL_COST_KTILES,
         );
     }
     Some(
@@ -209,6 +211,24 @@ mod tests {
             busiest_ktiles(small, &p, 132, KSplit::NONE),
             Some(3 * 3 * 188)
         );
+        // split: each of an SM's b blocks exchanges its partial tile. 64×4096×4096 in 12 slices of
+        // 22 k-tiles: 384 blocks of 64×128 in one wave of 396 (3 per SM), 768 of 32×128 in one
+        // of 792 (6 per SM): the 64-row tile's time is the shorter (H200: 35.6 TFLOPS against 33.7)
+        let p = problem(&Gemm::new(64, 4096, 4096), Elem::F32, Elem::F32, false);
+        let twelve = KSplit {
+            slices: 12,
+            stream_k: false,
+        };
+        let narrow = sgemm("sgemm_nn_32x128x16_t8x8_s3");
+        assert_eq!(
+            busiest_ktiles(small, &p, 132, twelve),
+            Some(3 * 22 + 3 * 20)
+        );
+        assert_eq!(
+            busiest_ktiles(narrow, &p, 132, twelve),
+            Some(6 * 22 + 6 * 20)
+        );
+        assert!(time(small, &p, 132, twelve) < time(narrow, &p, 132, twelve));
     }
 
     #[test]

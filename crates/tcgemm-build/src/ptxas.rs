@@ -74,13 +74,13 @@ pub struct SpillAllowance {
 /// The kernels allowed to spill: every other one must have neither spills nor a stack frame.
 pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
     SpillAllowance {
-        kernel: |k| k.family == Family::CudaCore && !k.trans_a && k.trans_b,
+        kernel: |k| k.family == Family::CudaCore && k.block.m == 128 && !k.trans_a && k.trans_b,
         max_bytes: 16,
-        why: "2 blocks/SM cap registers at 128, and `nt` copies both operands element by element \
-              (two `TransposingCopy` states): ptxas 12.9 for sm_80 stores one value (the \
-              thread's tile offset, for the epilogue) before the k-loop and loads it once after \
-              it (SASS: 1 STL, 1 LDL per thread); for sm_86, sm_89 and sm_90 it does not spill, \
-              nor do the other CUDA-core layouts",
+        why: "the 128x128 tile's 2 blocks/SM cap registers at 128, and `nt` copies both operands \
+              element by element (two `TransposingCopy` states): ptxas 12.9 for sm_80 stores one \
+              value (the thread's tile offset, for the epilogue) before the k-loop and loads it \
+              once after it (SASS: 1 STL, 1 LDL per thread); for sm_86, sm_89 and sm_90 it does \
+              not spill, nor do the other CUDA-core layouts and tiles",
     },
     SpillAllowance {
         kernel: |k| tf32_128x256(k) && !k.trans_a && !k.trans_b,

@@ -34,10 +34,12 @@ rules::catalog! {
         //
         // CUDA cores: 8×8 per thread, a 3-stage cp.async pipeline. 128×128: 2 blocks/SM of 256
         // threads (128 registers). 64×128: 3 blocks/SM of 128 threads (170 registers: at 4 blocks'
-        // 128 the `nn`, `nt` and `tt` bodies spill), which dispatch takes where the 128-row tile
-        // would be mostly padding (48–64 rows of C: LLM decode and few-token prefill).
+        // 128 the `nn`, `nt` and `tt` bodies spill), 32×128: 6 of 64; dispatch takes them where
+        // the 128-row tile would be mostly padding (LLM decode and few-token prefill) or where
+        // their waves are fuller (`dispatch::cost`).
         CudaCore           f32           128 x 128 x 16    8 x   8   3    2   10  [nn nt tn tt],
         CudaCore           f32            64 x 128 x 16    8 x   8   3    3    9  [nn nt tn tt],
+        CudaCore           f32            32 x 128 x 16    8 x   8   3    6    8  [nn nt tn tt],
         // CUDA cores, few rows of C (LLM decode, m ≤ 32: bound by reading B once). Per-thread tile
         // TM×TN over all of a warp's rows; 4 warps split each k-tile (8 k each). Ranks below the
         // 128×128 tile's, rising with BM: dispatch takes these where that tile is mostly padding,
@@ -312,7 +314,7 @@ mod tests {
     #[test]
     fn every_family_is_declared() {
         let count = |f: Family| KERNELS.iter().filter(|k| k.family == f).count();
-        assert_eq!(count(Family::CudaCore), 8);
+        assert_eq!(count(Family::CudaCore), 12);
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);

@@ -170,13 +170,17 @@ impl<I: TestElem, O: TestElem> Buffers<I, O> {
 }
 
 /// The kernel column of a plan: the kernel, for a call split along K `/S` and the slice depth,
-/// and for a staged call `+staged` and the operands copied.
+/// for a stream-K launch `+sk` and the items it shares out, and for a staged call `+staged` and
+/// the operands copied.
 fn kernel_label(plan: tcgemm::Result<Plan>) -> Result<String, String> {
     plan.map(|p| {
         let mut label = match p.split.slices {
             1 => p.kernel.name.to_string(),
             s => format!("{} /{s}x{}k", p.kernel.name, p.split.kslice),
         };
+        if p.stream_k > 0 {
+            label += &format!(" +sk{}", p.stream_k);
+        }
         let st = p.staged;
         if st.any() {
             let ops = [(st.a, "A"), (st.b, "B"), (st.c, "C")];
