@@ -3,11 +3,11 @@
 //! step `k` multiplies.
 //!
 //! Written for `BM×128×BK` block tiles of `8×8` thread tiles (`BM` a multiple of 32): `BM/32 × 2`
-//! warps of `32×64` warp tiles, so 256 threads for `BM = 128` and 128 for `BM = 64`. In a warp, lane `l = 8·lrow + lcol` owns rows
-//! `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}` (s ∈ {0,1}, i, j ∈ 0..4) of the warp
-//! tile: each `ld.shared.v4` of A touches 4 distinct 16-byte words and each one of B 8 — one
-//! shared-memory wavefront each, no bank conflicts. Per k: four such loads, 64 FMAs (in
-//! serpentine order, see `multiply`).
+//! warps of `32×64` warp tiles (256 threads at `BM = 128`, 128 at 64, 64 at 32). In a warp, lane
+//! `l = 8·lrow + lcol` owns rows `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}`
+//! (s ∈ {0,1}, i, j ∈ 0..4) of the warp tile: each `ld.shared.v4` of A touches 4 distinct 16-byte
+//! words and each one of B 8 — one shared-memory wavefront each, no bank conflicts. Per k: four
+//! such loads, 64 FMAs (in serpentine order, see `multiply`).
 //!
 //! Shared layout per stage: A as `BK × (BM+4)` floats, then B as `BK × (BN+4)` (both r-contiguous,
 //! so a thread's 4 rows or columns of one k are one 16-byte load). An operand contiguous along M/N

@@ -178,6 +178,9 @@ impl PrecomputedCopy {
 
     /// This thread's chunks of a k-tile inside K and the matrix, 16 bytes each, the first from
     /// global `src` to shared `dst`.
+    ///
+    /// # Safety
+    /// As [`Self::issue_interior`], with `src` and `dst` this thread's first chunk of that k-tile.
     #[inline(always)]
     unsafe fn chunks_16<const R: u32, const BK: u32, const THREADS: u32, const EB: u32>(
         &self,
