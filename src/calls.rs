@@ -147,11 +147,11 @@ impl Context {
     /// `alpha == 0` A and B are not read and the kernel computes `C = beta·C`.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a precision the inputs do not
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a precision the inputs do not
     /// have, element types or a precision no kernel implements (the message lists those that
     /// exist), a description that does not fit the buffers, or a buffer of another device;
-    /// [`Error::Unsupported`] when no kernel loaded on this context
-    /// serves the call; [`Error::Driver`] when the launch fails.
+    /// [`Error::Unsupported`](crate::Error::Unsupported) when no kernel loaded on this context
+    /// serves the call; [`Error::Driver`](crate::Error::Driver) when the launch fails.
     ///
     /// ```no_run
     /// use half::f16;
@@ -209,10 +209,10 @@ impl Context {
     /// [`Plan::stream_k`]) where [`Context::gemm`] would.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] `kernel` when no kernel has that
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) `kernel` when no kernel has that
     /// name, or it is not a GEMM kernel, or its element types or transposes differ from the call's
     /// (checked first), or a rule of its family refuses the call (the message says which,
-    /// [`can_implement`](crate::can_implement)); [`Error::Unsupported`]
+    /// [`can_implement`](crate::can_implement)); [`Error::Unsupported`](crate::Error::Unsupported)
     /// when it is not runnable on this context (module not loaded, missing from the module, too
     /// much shared memory); otherwise as [`Context::gemm`].
     ///
@@ -430,7 +430,9 @@ impl Context {
         unsafe { launch::launch(self.cuda(), self.stream().cu_stream(), func, plan, &tma) }
     }
 
-    /// Enqueues a split call on the context's stream while holding the workspace: one launch of
+    /// Enqueues a split call on the context's stream: within thread-block clusters
+    /// ([`Split::cluster`](crate::Split::cluster)), one launch of the call's own kernel whose
+    /// clusters sum their slices in shared memory; otherwise, holding the workspace, one launch of
     /// the f32 twin over the slices, whose last CTA per tile sums the tile's slices into C, or
     /// which the reduction kernel follows.
     ///

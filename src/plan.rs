@@ -20,9 +20,9 @@ use tcgemm_kernels::config::{KernelSpec, KERNELS};
 /// slices); the last CTA to finish each output tile sums its slices into C, or, for large tiles,
 /// [`Split::reduce`] after the launch. A persistent kernel may instead run each tile's slices as
 /// one thread-block cluster ([`Split::cluster`]: the call's own kernel, one CTA per tile and
-/// slice, the first slice's CTA summing and storing C). See `src/splitk.rs` for the model. A persistent kernel whose
-/// work items leave its last wave short shares out the k-tiles of its last items instead
-/// ([`Plan::stream_k`], one CTA per SM; `src/streamk.rs`).
+/// slice, the first slice's CTA summing and storing C). See `src/splitk.rs` for the model. A
+/// persistent kernel whose work items leave its last wave short shares out the k-tiles of its last
+/// items instead ([`Plan::stream_k`], one CTA per SM; `src/streamk.rs`).
 ///
 /// ```no_run
 /// use tcgemm::{Context, Gemm};

@@ -134,7 +134,7 @@ impl Context {
     ///    twice).
     ///
     /// # Errors
-    /// As [`Context::gemm`]; [`Error::InvalidArgument`](crate::Error::InvalidArgument) `a`, `b` or
+    /// As [`Context::gemm`]; [`Error::InvalidArgument`] `a`, `b` or
     /// `c` for an address that breaks the rules above, `stream` for a stream of another context.
     ///
     /// ```no_run

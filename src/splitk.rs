@@ -305,24 +305,27 @@ pub(crate) fn cluster_split(
 /// `k = s·kslice`, `kslice` deep (the slices of a persistent kernel divide K), and the call's own
 /// C, scalars and flags, which the first slice's CTA applies.
 pub(crate) fn cluster_params(p: &GemmParams, problem: &Problem, split: &Split) -> GemmParams {
-    let ks = u64::from(split.kslice);
+    let (stride_a, stride_b) = slice_steps(p, problem, split.kslice);
     GemmParams {
-        stride_a: if problem.gemm().trans_a {
-            ks * p.lda
-        } else {
-            ks
-        },
-        stride_b: if problem.gemm().trans_b {
-            ks
-        } else {
-            ks * p.ldb
-        },
+        stride_a,
+        stride_b,
         stride_c: 0,
         k: split.kslice,
         batch: split.slices,
         flags: p.flags | flags::CLUSTER_SPLIT,
         ..*p
     }
+}
+
+/// Elements of A and of B from one k-slice's start to the next, `kslice` deep (parameters `p`):
+/// along a row of a k-contiguous operand, `kslice` rows down an M/N-contiguous one.
+fn slice_steps(p: &GemmParams, problem: &Problem, kslice: u32) -> (u64, u64) {
+    let ks = u64::from(kslice);
+    let g = problem.gemm();
+    (
+        if g.trans_a { ks * p.lda } else { ks },
+        if g.trans_b { ks } else { ks * p.ldb },
+    )
 }
 
 /// Whether `bytes` keeps a 16-byte alignment.
@@ -345,18 +348,7 @@ pub(crate) fn split_params(
     sm_count: u32,
 ) -> GemmParams {
     let ib = u64::from(problem.input().bytes());
-    let ks = u64::from(split.kslice);
-    // elements from one slice's start to the next, in A and in B
-    let step_a = if problem.gemm().trans_a {
-        ks * p.lda
-    } else {
-        ks
-    };
-    let step_b = if problem.gemm().trans_b {
-        ks
-    } else {
-        ks * p.ldb
-    };
+    let (step_a, step_b) = slice_steps(p, problem, split.kslice);
     let ldw = workspace_ld(u64::from(p.n));
     let (a, b) = (problem.a().alignment, problem.b().alignment);
     let vec = |ok: bool, flag: u32| if ok { flag } else { 0 };

@@ -438,8 +438,8 @@ impl Context {
     /// graph (a call that would grow the buffer during a capture runs unstaged instead).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) `bytes` above the limit;
-    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device cannot hold it.
+    /// [`Error::InvalidArgument`] `bytes` above the limit;
+    /// [`Error::OutOfMemory`] when the device cannot hold it.
     ///
     /// ```no_run
     /// let ctx = tcgemm::Context::new(0)?;

@@ -107,7 +107,7 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     let sms = u64::from(sms.max(1)) * per_sm;
     let work = p.work_items(spec.c_tile()).max(1);
     let ktiles = p.k_tiles(spec.block).max(1);
-    if cut.stream_k && per_sm == 1 {
+    if cut.stream_k {
         if let Some(items) = streamk::choose(spec, p, sms as u32) {
             let shared = streamk::shared_ktiles(work, u64::from(items), ktiles, sms);
             return Some(shared + PARTIAL_COST_KTILES);
