@@ -184,8 +184,21 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
 }
 
 /// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at
-/// most [`FREE_WGMMA_ROWS.end()`](core::ops::RangeInclusive::end) rows ([`padding_class`]).
-pub(crate) const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 16..=64;
+/// most 64 rows ([`padding_class`]), by the tile's math: from 16 rows on the TF32 tiles, from 17
+/// on the 16-bit ones.
+///
+/// At 16 rows the 16-bit `mma.sync` tile of 16 rows (split along K, the slices summed in its own
+/// tail) beats the 64-row `wgmma` tile on the H200: f16 decode rows 0.82–0.96× → 0.92–1.02×
+/// cuBLAS, bf16 0.82–0.94× → 0.87–1.00× (the ten layer × layout rows of each, same run). TF32
+/// gains in `nn` and loses in `nt` there, and at 32 rows the two tiles tie within noise (f16 and
+/// bf16 0.81–1.03× either way), so those keep the `wgmma` tile (docs/decode-log.md, "16 rows of
+/// 16-bit inputs").
+pub(crate) fn free_wgmma_rows(math: Math) -> core::ops::RangeInclusive<u64> {
+    match math {
+        Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16 => 17..=64,
+        _ => 16..=64,
+    }
+}
 
 /// How much of the computed tile area is padding, in classes of a factor √2:
 /// `⌊log₂((area of the tiles covering C / area of C)²)⌋`. 0: under √2× C's area (at least 71%
@@ -193,24 +206,27 @@ pub(crate) const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 16..=64;
 /// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
 /// equally tie, and rank decides.
 ///
-/// Except few rows on `wgmma` tiles: a call of 16 to 64 rows ([`FREE_WGMMA_ROWS`]) on a
-/// persistent (`wgmma`) tile of at most 64 rows counts its rows as the tile's. Such a call is
-/// bound by reading B once (2 flops per row and element of B: 64 rows of 16-bit B need 64 flops
-/// per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the padded rows cost no
-/// time. Measured on the H200 (docs/decode-log.md, session 13): from 16 rows up the 64×128
-/// `wgmma` tile beats the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at
-/// 32 rows 0.79× cuBLAS → 0.91×); below 16 it loses on the 4096-wide layers, where it splits K
-/// four ways and sums the slices in a second launch while the 16-row tile (two CTAs per SM)
-/// splits eight ways and sums them in its own tail (1–8 rows: 0.81–0.89× against 0.93–1.03×).
-/// Not for the `mma.sync` and CUDA-core tiles, whose padded rows were measured to cost.
+/// Except few rows on `wgmma` tiles: a call of 16 (17 for 16-bit inputs) to 64 rows
+/// ([`free_wgmma_rows`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
+/// tile's. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
+/// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
+/// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
+/// `mma.sync` tiles' swizzled layout of session 22): from 16 rows up the 64×128 `wgmma` tile beat
+/// the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at 32 rows 0.79× cuBLAS
+/// → 0.91×); below 16 it loses on the 4096-wide layers, where it
+/// splits K four ways and sums the slices in a second launch while the 16-row tile (two CTAs per
+/// SM) splits eight ways and sums them in its own tail (1–8 rows: 0.81–0.89× against
+/// 0.93–1.03×). Not for the `mma.sync` and CUDA-core tiles, whose padded rows were measured to
+/// cost.
 pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let tile = spec.c_tile();
     let (tm, tn) = p.tile_grid(tile);
     let covered =
         u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
+    let free = free_wgmma_rows(spec.math);
     let free_rows = spec.family.persistent()
-        && u64::from(tile.m) <= *FREE_WGMMA_ROWS.end()
-        && FREE_WGMMA_ROWS.contains(&(p.gemm().m as u64));
+        && u64::from(tile.m) <= *free.end()
+        && free.contains(&(p.gemm().m as u64));
     let rows = if free_rows {
         u128::from(tm) * u128::from(tile.m)
     } else {

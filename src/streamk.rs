@@ -16,6 +16,14 @@
 //! - long items with whole waves to deal need nothing either: no stream-K on a 128-row tile when
 //!   `W > S` and `T >` [`LONG_ITEM_KTILES`] (measured slower, up to 38%, on such calls; 3xTF32
 //!   kernels excepted);
+//! - nor calls of 1.5 to 2 waves (`1.5·S ≤ W < 2·S`) on a 128-row tile: every item would be
+//!   shared, none dealt whole, and each CTA's piece (`W/S ≥ 1.5` items) would start and end
+//!   inside items far from its neighbours' k offsets (H200, TF32 2560³ `nt` on the 128×256 tile,
+//!   200 items of 80 k-tiles: 0.90–0.91× cuBLAS streamed against 1.01× unsplit, session 26; f16
+//!   2560³, the same 200 items, gained nothing in session 13). Below 1.5 waves the pieces stay
+//!   about one item each (1536³ on 128×128 tiles, 144 items, keeps it); the 64-row tiles keep it
+//!   everywhere: their calls of a few rows gain from the shared items' even reads of B (see
+//!   [`LONG_ITEM_KTILES`]);
 //! - the shared items are the last partial wave plus one whole wave (`W mod S + S`), or all of
 //!   them when `W < S`; the others are dealt whole first. With a whole wave among them, a piece
 //!   spans one or two items, so an item is shared by two or three CTAs;
@@ -81,7 +89,7 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     let items = if work > sms { work % sms + sms } else { work };
     let ktiles = problem.k_tiles(kernel.block);
     if work > sms
-        && ktiles > LONG_ITEM_KTILES
+        && (ktiles > LONG_ITEM_KTILES || (2 * work >= 3 * sms && work < 2 * sms))
         && kernel.block.m >= LONG_ITEM_ROWS
         && kernel.math != Math::MmaTf32x3
     {
@@ -166,6 +174,19 @@ mod tests {
         assert!(choose(k, &f16(5120, 5120, 5120), 132).is_some());
         // ... fewer items than SMs: all shared, whatever their length (72 of 64 k-tiles above)
         assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), Some(72));
+        // 1.5 to 2 waves on a 128-row tile: every item shared, pieces of 1.5 items or more: TF32
+        // 2560³ `nt` on 128×256 (200 items of 80 k-tiles) runs unsplit; 1536³ on 128×128 (144
+        // items, pieces of 1.09) still streams
+        let tf32 = Problem::assume_aligned::<f32, f32>(
+            &Gemm::new(2560, 2560, 2560)
+                .trans_b(true)
+                .precision(crate::Precision::Tf32),
+        )
+        .unwrap();
+        let tf32_256 = find_kernel("tf32_nt_128x256x32_w64x256_s4_tma").unwrap();
+        assert_eq!(choose(tf32_256, &tf32, 132), None);
+        let nt128 = find_kernel("f16_f16_nt_128x128x64_w64x128_s6_tma").unwrap();
+        assert_eq!(choose(nt128, &f16(1536, 1536, 1536), 132), Some(144));
         // ... and the 64-row tiles, bound by reading B: 32×28672×8192 streams its 224 items
         let rows64 = find_kernel("f16_f16_nt_64x128x64_w64x64_s8_tma").unwrap();
         assert_eq!(

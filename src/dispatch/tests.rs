@@ -321,15 +321,15 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
 
 #[test]
 fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
-    // every kernel usable (a Hopper context): 16 to 64 rows are free on a 64-row `wgmma` tile
-    // (`padding_class`), so its rank beats the `mma.sync` tiles that pad less, in every layout
-    // and on every tensor-core path; the CUDA-core tiles keep their padding rule
-    for (input, output, tf32) in [
-        (Elem::F16, Elem::F16, false),
-        (Elem::Bf16, Elem::F32, false),
-        (Elem::F32, Elem::F32, true),
+    // every kernel usable (a Hopper context): 16 (TF32) or 17 (16-bit inputs) to 64 rows are
+    // free on a 64-row `wgmma` tile (`padding_class`), so its rank beats the `mma.sync` tiles that
+    // pad less, in every layout; the CUDA-core tiles keep their padding rule
+    for (input, output, tf32, first) in [
+        (Elem::F16, Elem::F16, false, 17),
+        (Elem::Bf16, Elem::F32, false, 17),
+        (Elem::F32, Elem::F32, true, 16),
     ] {
-        for m in [16, 17, 32, 48, 64] {
+        for m in [first, 32, 48, 64] {
             for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
                 // (an M-major A of 1 or 17 rows has rows TMA cannot map: not 16-byte multiples)
                 if ta && m % 8 != 0 {
@@ -349,12 +349,23 @@ fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
             }
         }
     }
-    // below 16 and above 64 rows the rule stops: 1 and 8 rows take the 16-row `mma.sync` tile
-    // (less padding), 65 rows not the 64-row one; exact FP32 never takes it (not `wgmma` tiles)
-    for m in [1, 8, 65] {
-        let p = problem(&Gemm::new(m, 14336, 4096), Elem::F16, Elem::F16, false);
+    // below the rule and above 64 rows it stops: 1, 8 and (16-bit inputs) 16 rows take the
+    // 16-row `mma.sync` tile (less padding), 65 rows not the 64-row one; exact FP32 never takes it
+    // (not `wgmma` tiles)
+    for (m, input) in [
+        (1, Elem::F16),
+        (8, Elem::F16),
+        (16, Elem::F16),
+        (16, Elem::Bf16),
+        (65, Elem::F16),
+    ] {
+        let p = problem(&Gemm::new(m, 14336, 4096), input, input, false);
         let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
-        assert!(m > 64 || s.block.m == 16, "{m}: {}", s.name);
+        assert!(
+            m > 64 || (s.block.m, s.family) == (16, Family::MmaSyncMultistage),
+            "{m}: {}",
+            s.name
+        );
         assert!(m < 64 || s.block.m != 64, "{m}: {}", s.name);
     }
     let p = f32_problem(&Gemm::new(1, 14336, 4096).precision(Precision::Exact), true);
@@ -606,9 +617,12 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
     assert_eq!(pick(256, 4096, 14336), (true, 128, 256, 4));
     // no unsplit persistent kernel fills the SMs: the split stays (64 rows: the 64×128 tile)
     assert_eq!(pick(64, 4096, 4096), (true, 64, 128, 4));
-    // 16 rows: the 128×64 tile's 64 items fill the SMs under stream-K but pad 8×; the 64×128
+    // 24 rows: the 128×64 tile's 64 items fill the SMs under stream-K but pad 5×; the 64×128
     // tile, which counts the rows as free, keeps its 4 slices
-    assert_eq!(pick(16, 4096, 4096), (true, 64, 128, 4));
+    assert_eq!(pick(24, 4096, 4096), (true, 64, 128, 4));
+    // 16 rows (not free on `wgmma` tiles for 16-bit inputs): the 16-row `mma.sync` tile, split 8
+    // ways in its own tail
+    assert_eq!(pick(16, 4096, 4096), (false, 16, 128, 8));
     let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
     let big = KERNELS
         .iter()
