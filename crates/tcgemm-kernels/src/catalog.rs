@@ -171,7 +171,9 @@ rules::catalog! {
         // sm_90a, 64-row tiles for few rows of C (LLM decode, 16 ≤ M ≤ 64: bound by reading B, the
         // weights, once): the two consumers split the tile's columns (`wgmma.m64n64` each);
         // split-K gives every SM blocks. Ranked below the 128-row tiles, above every sm_80 tile;
-        // dispatch counts the rows of a 16- to 64-row call as free on it (`padding_class`). A
+        // dispatch counts the rows of a call of 17 (TF32: 16) to 64 rows as free on it
+        // (`dispatch::free_wgmma_rows`: 16 rows of 16-bit inputs run faster on the 16-row
+        // `mma.sync` tile). A
         // 64×256 tile (`m64n128` consumers, 5 stages) measured no faster on the large decode layers
         // and 0.6–0.7× this one on the 4096-wide ones (half the tiles, twice the k-slices):
         // docs/decode-log.md, session 13.
