@@ -358,9 +358,21 @@ fn every_fp32_kernel_by_name() {
             .collect();
         assert!(!kernels.is_empty(), "[{name}] no FFMA f32 kernel available");
         for k in kernels {
-            for (m, n, kk) in [(259, 131, 67), (128, 128, 8), (1, 1, 1)] {
-                let p = p32(m, n, kk).trans(k.trans_a, k.trans_b).scale(1.25, 0.5);
-                let case = Case::<f32, f32>::new(format!("{} {m}x{n}x{kk}", k.name), p, &mut rng);
+            // odd ld (element loads), k inside one k-tile, one element; 16-byte rows with a partial
+            // last tile of rows (the vector loads); the same with A one element off alignment
+            for (m, n, kk, off) in [
+                (259, 131, 67, 0),
+                (128, 128, 8, 0),
+                (1, 1, 1, 0),
+                (200, 136, 96, 0),
+                (200, 136, 96, 1),
+            ] {
+                let p = p32(m, n, kk)
+                    .trans(k.trans_a, k.trans_b)
+                    .offsets(off, 0, 0)
+                    .scale(1.25, 0.5);
+                let label = format!("{} {m}x{n}x{kk} A+{off}", k.name);
+                let case = Case::<f32, f32>::new(label, p, &mut rng);
                 let out = case.run_with(ctx, Some(k.name));
                 case.verify_on(name, &out, tol_fp32(case.p.k));
             }
