@@ -213,11 +213,10 @@ pub(crate) fn free_wgmma_rows(math: Math) -> core::ops::RangeInclusive<u64> {
 /// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
 /// `mma.sync` tiles' swizzled layout of session 22): from 16 rows up the 64×128 `wgmma` tile beat
 /// the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at 32 rows 0.79× cuBLAS
-/// → 0.91×); below 16 it loses on the 4096-wide layers, where it
-/// splits K four ways and sums the slices in a second launch while the 16-row tile (two CTAs per
-/// SM) splits eight ways and sums them in its own tail (1–8 rows: 0.81–0.89× against
-/// 0.93–1.03×). Not for the `mma.sync` and CUDA-core tiles, whose padded rows were measured to
-/// cost.
+/// → 0.91×); below 16 it loses on the 4096-wide layers, where it splits K four ways and sums the
+/// slices in a second launch while the 16-row tile (two CTAs per SM) splits eight ways and sums
+/// them in its own tail (1–8 rows: 0.81–0.89× against 0.93–1.03×). Not for the `mma.sync` and
+/// CUDA-core tiles, whose padded rows were measured to cost.
 pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let tile = spec.c_tile();
     let (tm, tn) = p.tile_grid(tile);
