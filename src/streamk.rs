@@ -88,8 +88,11 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     }
     let items = if work > sms { work % sms + sms } else { work };
     let ktiles = problem.k_tiles(kernel.block);
+    let long_items = ktiles > LONG_ITEM_KTILES;
+    // every item shared, each CTA's piece 1.5 items or more
+    let all_shared_pieces = 2 * work >= 3 * sms && work < 2 * sms;
     if work > sms
-        && (ktiles > LONG_ITEM_KTILES || (2 * work >= 3 * sms && work < 2 * sms))
+        && (long_items || all_shared_pieces)
         && kernel.block.m >= LONG_ITEM_ROWS
         && kernel.math != Math::MmaTf32x3
     {

@@ -12,9 +12,9 @@
 //!
 //! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units:
 //! a wave is `b·S` blocks and takes `b` tiles' time, so its busiest SM computes `⌈W/(b·S)⌉·b·T`
-//! (split: `⌈W·s/(b·S)⌉·b·⌈T/s⌉` plus `b` exchanges, one per block). The 64×128 tile's three blocks per SM
-//! quantize finer than the 128×128 tile's two: at 3000³ 1128 blocks are 2.85 of its waves, 576
-//! are 2.18 of the 128×128 tile's (H200: 46.1 against 38.6 TFLOPS, docs/kernel-log.md).
+//! (split: `⌈W·s/(b·S)⌉·b·⌈T/s⌉` plus `b` exchanges, one per block). The 64×128 tile's three
+//! blocks per SM quantize finer than the 128×128 tile's two: at 3000³ 1128 blocks are 2.85 of its
+//! waves, 576 are 2.18 of the 128×128 tile's (H200: 46.1 against 38.6 TFLOPS, docs/kernel-log.md).
 //!
 //! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the tile's [`steady_rate`].
 //! Dispatch compares the times of the candidates of one math in classes of [`CLASS_PERCENT`]
