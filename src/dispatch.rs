@@ -260,7 +260,9 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// The thread-copy kernels ([`Family::LdgWarpSpecialized`]) are candidates only where TMA cannot
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
 /// kernels measured faster. The stream kernels ([`Family::CudaCoreStream`]) are candidates only
-/// where [`streams`] says.
+/// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates only for
+/// batches of short items ([`short_items`]), and there the cooperative `wgmma` kernels of their
+/// maths are not.
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
@@ -302,6 +304,23 @@ pub(crate) fn select<'a>(
         // stream kernels only where they read what the others cannot (see `streams`)
         .filter(|s| s.family != Family::CudaCoreStream || streams(s, p))
         .map(|s| (s, cut(s)))
+        .collect();
+    // ping-pong tiles for short items alone, and there in place of the cooperative `wgmma` tiles
+    // of their maths (see `short_items`)
+    let short = short_items(p);
+    let ping_pong = |m: Math| {
+        candidates
+            .iter()
+            .any(|&(s, _)| s.family == Family::TmaPingPong && s.math == m)
+    };
+    let candidates: Vec<(&KernelSpec, KSplit)> = candidates
+        .iter()
+        .copied()
+        .filter(|&(s, _)| match s.family {
+            Family::TmaPingPong => short,
+            f if f.needs_tma() => !(short && ping_pong(s.math)),
+            _ => true,
+        })
         .collect();
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
     // persistent kernels that pad as much or more are out
@@ -376,6 +395,21 @@ pub(crate) fn streams(spec: &KernelSpec, p: &Problem) -> bool {
     p.gemm().m as u64 <= u64::from(spec.block.m) && !(aligned(p.a()) && aligned(p.b()))
 }
 
+/// Whether `p` is a batch of short work items, each at most 128×128 of C and 128 deep: there the
+/// ping-pong tiles ([`Family::TmaPingPong`]) are candidates, in place of the cooperative `wgmma`
+/// tiles of the same math, and nowhere else. A short item is mostly fill and epilogue; a
+/// cooperative tile's two consumers store it together, while a ping-pong consumer stores its item
+/// as the other computes the next. Measured on the H200 (same run, ours / cuBLAS;
+/// docs/hopper-log.md, "Ping-pong"): 1000 items of 64³ f16 0.87× on the 64×64 `mma.sync` tile
+/// (0.78× on the 64-row `wgmma` tile) → 0.96× on the 64×64 ping-pong tile, TF32 `nt` 0.81× →
+/// 0.99×; 512 items of 128×128×64 f16 0.86× → 0.90–0.92×, TF32 0.99× → 1.05×; 256 of
+/// 128×128×128 f16 `nt` 0.83× → 0.98×. On 512² items and single products of small k
+/// (8192²×64) the cooperative 128×256 tile ran 2–7% ahead of them.
+pub(crate) fn short_items(p: &Problem) -> bool {
+    let g = p.gemm();
+    g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
+}
+
 /// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than
 /// [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) of its k-tiles (see [`select`]).
 pub(crate) fn short_split(spec: &KernelSpec, p: &Problem, cut: KSplit) -> bool {
@@ -428,5 +462,7 @@ mod cost;
 
 #[cfg(test)]
 mod error_tests;
+#[cfg(test)]
+mod ping_pong_tests;
 #[cfg(test)]
 mod tests;

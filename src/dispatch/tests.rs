@@ -582,7 +582,7 @@ fn swapped_kernels_count_tiles_of_c_transposed() {
 
 /// The cut a Hopper context with split-K and stream-K on would make on 132 SMs
 /// (`Context::cut`): stream-K where its model says so, else the split-K model's slices.
-fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+pub(super) fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
     move |s| {
         if crate::streamk::choose(s, p, 132).is_some() {
             return KSplit {

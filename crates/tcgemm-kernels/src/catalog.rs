@@ -182,6 +182,24 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32       64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16      64 x 128 x 64   64 x  64   8    1   28  [nn nt tn tt],
         TmaWarpSpecialized tf32           64 x 128 x 32   64 x  64   8    1   28  [nn nt tn tt],
+        // sm_90a, ping-pong 64-row tiles: each consumer warpgroup computes whole tiles, the two
+        // taking the CTA's work units in turn, so one's epilogue overlaps the other's `wgmma`s
+        // (the cooperative tiles above store with both consumers at once). Dispatch takes them
+        // for batched items of at most 128×128×128 (`dispatch::short_items`), and only there:
+        // H200, same run, ours / cuBLAS, 1000 items of 64³ f16 0.87× (the 64×64 `mma.sync`
+        // tile) → 0.96× (64×64), TF32 `nt` 0.81× → 0.99×; 256 of 128×128×128 f16 `nt` 0.83× →
+        // 0.98× (64×128); on 512² items and small-k products (8192²×64) the cooperative 128×256
+        // tile stays ahead by 2–7% (docs/hopper-log.md, "Ping-pong"). No stream-K.
+        TmaPingPong        f16_f32        64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
+        TmaPingPong        f16_f16        64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
+        TmaPingPong        bf16_f32       64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
+        TmaPingPong        bf16_bf16      64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
+        TmaPingPong        tf32           64 x 128 x 32   64 x 128   8    1   26  [nn nt tn tt],
+        TmaPingPong        f16_f32        64 x  64 x 64   64 x  64  12    1   25  [nn nt tn tt],
+        TmaPingPong        f16_f16        64 x  64 x 64   64 x  64  12    1   25  [nn nt tn tt],
+        TmaPingPong        bf16_f32       64 x  64 x 64   64 x  64  12    1   25  [nn nt tn tt],
+        TmaPingPong        bf16_bf16      64 x  64 x 64   64 x  64  12    1   25  [nn nt tn tt],
+        TmaPingPong        tf32           64 x  64 x 32   64 x  64  12    1   25  [nn nt tn tt],
         // sm_90a, the products of Precision::Tf32x3 (on TF32 parts of the operands, K three times
         // as long): the TF32 tiles above whose consumers add each span of k-tiles' accumulation
         // into registers of their own (`WgmmaInput::ADD_K_TILES`), so the tensor core's
@@ -322,6 +340,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncMultistage), 120);
         assert_eq!(count(Family::TmaWarpSpecialized), 103);
         assert_eq!(count(Family::TmaRegisterA), 9);
+        assert_eq!(count(Family::TmaPingPong), 40);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::CopyRows), 2);

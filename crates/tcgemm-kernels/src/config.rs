@@ -147,6 +147,13 @@ pub enum Family {
     /// computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`, a `tt` product whose register operand is B, and stores its
     /// tile transposed. Needs TMA's alignment.
     TmaRegisterA,
+    /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body on 64-row tiles whose
+    /// two consumer warpgroups each compute whole tiles, taking the CTA's work units in turn
+    /// (ping-pong): one consumer's epilogue runs while the other's `wgmma`s do, where a 64-row
+    /// tile of [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) splits its columns between
+    /// both. For many short work units (small batched items, small k). No stream-K. Needs TMA's
+    /// alignment.
+    TmaPingPong,
     /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body with a producer
     /// warpgroup that copies the operands by threads (`ld.global` into registers, then
     /// `st.shared` into the same 128-byte-swizzled stages), persistent. Any alignment of A and B
@@ -189,9 +196,10 @@ impl Family {
     /// The module that carries the family's kernels.
     pub const fn target(self) -> Target {
         match self {
-            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::LdgWarpSpecialized => {
-                Target::Sm90a
-            }
+            Family::TmaWarpSpecialized
+            | Family::TmaRegisterA
+            | Family::TmaPingPong
+            | Family::LdgWarpSpecialized => Target::Sm90a,
             _ => Target::Sm80,
         }
     }
@@ -211,7 +219,9 @@ impl Family {
     /// The kernel's single by-value argument.
     pub const fn params(self) -> ParamsKind {
         match self {
-            Family::TmaWarpSpecialized | Family::TmaRegisterA => ParamsKind::Tma,
+            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::TmaPingPong => {
+                ParamsKind::Tma
+            }
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
             Family::CopyRows => ParamsKind::Copy,
@@ -224,14 +234,20 @@ impl Family {
     pub const fn persistent(self) -> bool {
         matches!(
             self,
-            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::LdgWarpSpecialized
+            Family::TmaWarpSpecialized
+                | Family::TmaRegisterA
+                | Family::TmaPingPong
+                | Family::LdgWarpSpecialized
         )
     }
 
     /// Operands arrive through TMA tensor maps: 16-byte-aligned bases, leading dimensions and
     /// batch strides are required.
     pub const fn needs_tma(self) -> bool {
-        matches!(self, Family::TmaWarpSpecialized | Family::TmaRegisterA)
+        matches!(
+            self,
+            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::TmaPingPong
+        )
     }
 }
 
@@ -366,6 +382,7 @@ impl KernelSpec {
             && crate::threadblock::tma_warp_specialized::shares_k_tiles(
                 matches!(self.family, Family::LdgWarpSpecialized),
                 matches!(self.family, Family::TmaRegisterA),
+                matches!(self.family, Family::TmaPingPong),
                 self.block.n,
             )
     }

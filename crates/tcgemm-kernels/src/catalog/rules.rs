@@ -77,7 +77,7 @@ macro_rules! catalog {
 /// test name): `{precision}_{layout}_{BM}x{BN}x{BK}_w{WM}x{WN}_s{stages}`, with `sgemm` and a
 /// per-thread tile `t{TM}x{TN}` for the two CUDA-core families (told apart by their shapes: the
 /// multistage one has few rows and more stages), and the suffixes `_acc16` (f16 accumulation),
-/// `_seed`, `_tma`, `_tma_areg` and `_ldg`; the stream family is
+/// `_seed`, `_tma`, `_tma_areg`, `_tma_pp` and `_ldg`; the stream family is
 /// `{precision}_{layout}_{BM}x{BN}x{BK}_w{BM}x{columns per warp}_s{loads in flight}_stream`.
 macro_rules! kernel_name {
     (CudaCore $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
@@ -121,6 +121,13 @@ macro_rules! kernel_name {
             $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
             $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
             $crate::catalog::rules::precision!(suffix $prec), "_tma_areg"
+        )
+    };
+    (TmaPingPong $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
+            $crate::catalog::rules::precision!(suffix $prec), "_tma_pp"
         )
     };
     (LdgWarpSpecialized $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
@@ -209,6 +216,9 @@ macro_rules! body_rule {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };
     (TmaRegisterA $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::tma_warp_specialized::$f($($a),*)
+    };
+    (TmaPingPong $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };
     (LdgWarpSpecialized $p:ident => $f:ident($($a:expr),*)) => {

@@ -150,16 +150,20 @@ macro_rules! gemm_entry {
         };
     };
     (TmaWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
-        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false);
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, false);
     };
     (TmaRegisterA $prec:ident, $name:expr, $spec:expr) => {
-        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, true);
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, true, false);
     };
-    // A TMA entry; `$reg_a`: the consumers read A into registers (`config::Family::TmaRegisterA`).
-    (@tma $prec:ident, $name:expr, $spec:expr, $reg_a:literal) => {
+    (TmaPingPong $prec:ident, $name:expr, $spec:expr) => {
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, true);
+    };
+    // A TMA entry; `$reg_a`: the consumers read A into registers (`config::Family::TmaRegisterA`);
+    // `$ping_pong`: they take whole tiles in turn (`config::Family::TmaPingPong`).
+    (@tma $prec:ident, $name:expr, $spec:expr, $reg_a:literal, $ping_pong:literal) => {
         #[cfg(target_feature = "sm_90a")]
         const _: () = {
-            /// A TMA kernel (`config::Family::TmaWarpSpecialized` or `TmaRegisterA`).
+            /// A TMA kernel (`config::Family::TmaWarpSpecialized`, `TmaRegisterA` or `TmaPingPong`).
             ///
             /// # Safety
             /// Launched only by the host crate with the launch shape of its `config::KERNELS`
@@ -175,7 +179,7 @@ macro_rules! gemm_entry {
                     options(pure, nomem, nostack)
                 );
                 $crate::kernels::gemm_entry!(
-                    @warp_specialized $prec, $spec, false, $reg_a, &p.p, maps
+                    @warp_specialized $prec, $spec, false, $reg_a, $ping_pong, &p.p, maps
                 );
             }
         };
@@ -191,14 +195,18 @@ macro_rules! gemm_entry {
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
                 // the TMA body with its producer copying by threads (no tensor maps)
-                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, &p, 0);
+                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, false, &p, 0);
             }
         };
     };
     // The warp-specialized body, persistent (it derives tile and batch item from its work index),
-    // for both producers (`$ldg`: thread copies) and both sources of A (`$reg_a`: registers),
-    // with `$p` the `&GemmParams` and `$maps` the tensor maps' generic address.
-    (@warp_specialized $prec:ident, $spec:expr, $ldg:literal, $reg_a:literal, $p:expr, $maps:expr) => {{
+    // for both producers (`$ldg`: thread copies), both sources of A (`$reg_a`: registers) and
+    // both consumer schedules (`$ping_pong`: whole tiles in turn), with `$p` the `&GemmParams`
+    // and `$maps` the tensor maps' generic address.
+    (
+        @warp_specialized $prec:ident, $spec:expr, $ldg:literal, $reg_a:literal,
+        $ping_pong:literal, $p:expr, $maps:expr
+    ) => {{
         use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
         const S: $crate::config::KernelSpec = $spec;
         $crate::threadblock::tma_warp_specialized::gemm::<
@@ -212,6 +220,7 @@ macro_rules! gemm_entry {
             $ldg,
             $reg_a,
             { S.swaps_ab() },
+            $ping_pong,
         >($p, $maps, thread_idx_x(), block_idx_x(), grid_dim_x)
     }};
 }

@@ -2,19 +2,21 @@
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
 //! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
 //!
-//! Block tile 128×BN (BN = 256, 192 or 128) or 64×128 of one 128-byte swizzle row of k (64 16-bit
-//! or 32 tf32 elements), any layout:
-//! a K-major operand (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an
-//! MN-major one as boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its
-//! descriptor steps 1024 B per 8 k-rows and one box per 64 MN-elements):
+//! Block tile 128×BN (BN = 256, 192, 128 or 64) or 64×BN (BN = 128, or 64 under ping-pong) of
+//! one 128-byte swizzle row of k (64 16-bit or 32 tf32 elements), any layout: a K-major operand
+//! (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an MN-major one as
+//! boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its descriptor steps
+//! 1024 B per 8 k-rows and one box per 64 MN-elements):
 //! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
 //!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues the TMA box copies;
 //! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
-//!   a 128-row tile, or columns `WN·c..WN·c+WN` of a 64-row one (`WN` = [`consumer_width`]: BN,
-//!   or BN / 2): per k-tile it waits on `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes
-//!   of k; `WN / 2` f32 accumulators per thread), commits, waits until only this group is
-//!   pending, and releases the previous k-tile's stage (`empty`), whose `wgmma`s have now
-//!   completed.
+//!   a 128-row tile, or columns `WN·c..WN·c+WN` of a 64-row one (`WN` = [`consumer_cols`]: BN,
+//!   or BN / 2); under ping-pong (`PING_PONG`, the `TmaPingPong` family) it owns whole tiles, the
+//!   CTA's work units `c, c + 2, …`, so that one consumer's epilogue runs beside the other's
+//!   `wgmma`s (a stage then has one consumer, whose 128 threads free it). Per k-tile it waits on
+//!   `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes of k; `WN / 2` f32 accumulators per
+//!   thread), commits, waits until only this group is pending, and releases the previous k-tile's
+//!   stage (`empty`), whose `wgmma`s have now completed.
 //!
 //! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
 //! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
@@ -29,7 +31,7 @@
 //! (`store_rows_transposed`).
 //!
 //! Added spans of k-tiles (`WgmmaInput::ADD_K_TILES`, the 3xTF32 kernels): the `wgmma`s of each
-//! span of [`ADD_SPAN`] k-tiles accumulate from zero, and at the span's end the consumer waits
+//! span of `ADD_SPAN` k-tiles accumulate from zero, and at the span's end the consumer waits
 //! for them and adds their accumulators into a second set of registers (`add.rn.f32`); the
 //! tensor core's accumulation, which truncates at every step, then spans `ADD_SPAN` k-tiles
 //! instead of all of k (docs/precision.md).
@@ -61,7 +63,7 @@ mod layout;
 
 #[cfg(target_feature = "sm_90a")]
 pub(crate) use layout::MN_BOX;
-pub use layout::{consumer_width, shares_k_tiles, smem_bytes, threads, ROW_BYTES};
+pub use layout::{consumer_cols, shares_k_tiles, smem_bytes, threads, ROW_BYTES};
 #[cfg(target_feature = "sm_90a")]
 use {
     super::{
@@ -84,8 +86,8 @@ use {
     crate::params::{flags, GemmParams},
     crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
-        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, N128, N192, N256, N64,
-        SLICE_BYTES,
+        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, ADD_SPAN, N128, N192,
+        N256, N64, SLICE_BYTES,
     },
     crate::warp::wgmma_register_a::{fragment_row, load_k_tile},
     layout::{
@@ -96,20 +98,6 @@ use {
 
 /// Computes the block's work items. `maps` is the generic address of the kernel's `TmaParams` (A's
 /// tensor map at +0, B's at +128).
-///
-/// k-tiles whose `wgmma` accumulation a 3xTF32 consumer adds into its registers at once
-/// ([`WgmmaInput::ADD_K_TILES`]): 4 (128 k, 16 steps of the tensor core's truncating sum) keeps
-/// 3xTF32's error at exact FP32's (docs/f32-log.md); each span ends in a wait for all of the
-/// consumer's `wgmma`s, which 1 k-tile paid on every k-tile. Measured on the H200 (session 15): 2
-/// k-tiles gave 0.6 of 4's error at 0.91× its speed (4096³); offsetting the two consumers' spans
-/// by half a span, so that they do not wait at the same k-tile, gained nothing; two accumulator
-/// sets in turn made ptxas serialize every `wgmma` (C7520).
-pub const ADD_SPAN: u32 = 4;
-
-/// A TF32 operand stored MN-major (which `wgmma .tf32` cannot read) is *staged*: TMA writes it as
-/// unswizzled 32×32 blocks into the stage and completes on `loaded[s]`; warps 1–3 of the producer
-/// warpgroup transpose the blocks in place into the K-major swizzled layout (what TMA writes for a
-/// K-major operand), fence them for the async proxy and arrive on `full[s]`.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
 /// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
@@ -132,6 +120,7 @@ pub unsafe fn gemm<
     const LDG: bool,
     const REG_A: bool,
     const SWAP_AB: bool,
+    const PING_PONG: bool,
 >(
     p: &GemmParams,
     maps: u64,
@@ -140,7 +129,7 @@ pub unsafe fn gemm<
     grid_dim: impl FnOnce() -> u32,
 ) {
     // The accumulators' array lengths (`WN / 2` f32, `WN / 8` fragment columns, `WN` the width of
-    // a consumer's share, `consumer_width`) cannot be computed from `BM` and `BN` inside a generic
+    // a consumer's share, `consumer_cols`) cannot be computed from `BM` and `BN` inside a generic
     // body (no generic constant expressions): each `wgmma` width has its body instance, its
     // lengths computed here from constants. `WN` is a constant: one arm is code, the others are
     // removed.
@@ -152,13 +141,15 @@ pub unsafe fn gemm<
     };
     const {
         assert!(
-            consumer_width(BM, BN) == N256
-                || consumer_width(BM, BN) == N192
-                || consumer_width(BM, BN) == N128
-                || consumer_width(BM, BN) == N64,
+            consumer_cols(BM, BN, PING_PONG) == N256
+                || consumer_cols(BM, BN, PING_PONG) == N192
+                || consumer_cols(BM, BN, PING_PONG) == N128
+                || consumer_cols(BM, BN, PING_PONG) == N64,
             "wgmma widths: m64n256, m64n192, m64n128, m64n64"
         )
     };
+    // ping-pong: 64-row tiles of TMA-fed consumers, each a whole tile, no shared k-tiles
+    const { assert!(!PING_PONG || (BM == CONSUMER_ROWS && !LDG && !REG_A)) };
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
     // `LDG_CONSUMER_REGS`, the row split of `load_stage`)
     const { assert!(!LDG || (BM == 2 * CONSUMER_ROWS && BN == N128)) };
@@ -176,12 +167,13 @@ pub unsafe fn gemm<
                 LDG,
                 REG_A,
                 SWAP_AB,
+                PING_PONG,
                 { accumulators($w) },
                 { n8_blocks($w) },
             >(p, maps, tid, bid, grid_dim)
         };
     }
-    match consumer_width(BM, BN) {
+    match consumer_cols(BM, BN, PING_PONG) {
         N256 => body!(N256),
         N192 => body!(N192),
         N128 => body!(N128),
@@ -189,7 +181,7 @@ pub unsafe fn gemm<
     }
 }
 
-/// [`gemm`] for a tile whose consumer threads hold `ACC` (= `WN / 2`, [`consumer_width`]) f32
+/// [`gemm`] for a tile whose consumer threads hold `ACC` (= `WN / 2`, [`consumer_cols`]) f32
 /// accumulators, `N8` (= `WN / 8`) blocks of 8 columns in the m16n8 fragment layout.
 ///
 /// # Safety
@@ -207,6 +199,7 @@ unsafe fn gemm_with_accumulators<
     const LDG: bool,
     const REG_A: bool,
     const SWAP_AB: bool,
+    const PING_PONG: bool,
     const ACC: usize,
     const N8: usize,
 >(
@@ -219,7 +212,7 @@ unsafe fn gemm_with_accumulators<
     // two consumer warpgroups of `wgmma.m64nWN` (the register split below is for three
     // warpgroups): of a 128-row tile each takes 64 rows, of a 64-row tile half the columns. `WN`
     // is `2·ACC` (`gemm` instantiates this body for every width and calls the one whose `ACC` is
-    // `accumulators(consumer_width(BM, BN))`: the others are never called)
+    // `accumulators(consumer_cols(BM, BN, PING_PONG))`: the others are never called)
     let wn = 2 * ACC as u32;
     // register-sourced A: the fragment rows of two 64-row consumers
     const { assert!(!REG_A || BM == 2 * CONSUMER_ROWS) };
@@ -248,7 +241,8 @@ unsafe fn gemm_with_accumulators<
     let grid = grid_dim();
     // split within clusters (kernels whose registers take the partials' adds): CTA w is k-slice
     // `w % batch` of tile `w / batch`
-    let clustered = shares_k_tiles(LDG, REG_A, BN) && p.flags & flags::CLUSTER_SPLIT != 0;
+    let clustered =
+        shares_k_tiles(LDG, REG_A, PING_PONG, BN) && p.flags & flags::CLUSTER_SPLIT != 0;
     let item = |w: u32| {
         let w = if clustered {
             (w % p.batch) * tiles + w / p.batch
@@ -270,7 +264,7 @@ unsafe fn gemm_with_accumulators<
     let b_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES + Stage::<BM, BN>::A_BYTES;
     let ktiles = p.k.div_ceil(bk);
     // (no stream-K where the registers do not allow it: the schedule's state is then constant)
-    let sk_items = if shares_k_tiles(LDG, REG_A, BN) {
+    let sk_items = if shares_k_tiles(LDG, REG_A, PING_PONG, BN) {
         p.stream_k.items
     } else {
         0
@@ -291,8 +285,8 @@ unsafe fn gemm_with_accumulators<
             };
             mbarrier::init(full(s), arrivals);
             mbarrier::init(loaded(s), 1);
-            // every consumer thread arrives once per k-tile
-            mbarrier::init(empty(s), 256);
+            // every thread of the k-tile's consumers arrives once
+            mbarrier::init(empty(s), if PING_PONG { 128 } else { 256 });
         }
         mbarrier::fence_init();
     }
@@ -458,8 +452,11 @@ unsafe fn gemm_with_accumulators<
             wgmma::setmaxnreg_inc::<232>();
         }
         let c = wg - 1;
-        // consumer c's share of the tile: rows 64c.. (128-row tiles) or columns wn·c.. (64 rows)
-        let (c_rows, c_cols) = if BM == 2 * CONSUMER_ROWS {
+        // consumer c's share of the tile: rows 64c.. (128-row tiles), columns wn·c.. (64 rows), or
+        // all of it (ping-pong: consumer c takes the CTA's work units c, c + 2, …)
+        let (c_rows, c_cols) = if PING_PONG {
+            (0, 0)
+        } else if BM == 2 * CONSUMER_ROWS {
             (c * CONSUMER_ROWS, 0)
         } else {
             (0, c * wn)
@@ -469,10 +466,19 @@ unsafe fn gemm_with_accumulators<
         // k-tile (`WgmmaInput::ADD_K_TILES`; otherwise unused and removed)
         let mut sum = [0.0f32; ACC];
         let mut it = 0u32;
+        // ping-pong: the CTA's work units so far (the other consumer's pass this one by)
+        let mut units = 0u32;
         let mut cur = sched.start();
         while let Some(unit) = sched.next(&mut cur) {
             // k-tiles `first..end` of the ring belong to this unit
             let (first, end) = (it, it + (unit.k_end - unit.k_begin));
+            if PING_PONG {
+                units += 1;
+                if (units - 1) % 2 != c {
+                    it = end;
+                    continue;
+                }
+            }
             // what follows the k-loop, decided before it (one value live across it)
             let peers = sched.peers(unit);
             let partial = sched.role(unit) == Role::Partial;

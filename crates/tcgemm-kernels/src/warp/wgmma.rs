@@ -31,6 +31,15 @@ pub const fn n8_blocks(n: u32) -> usize {
     n as usize / 8
 }
 
+/// k-tiles whose `wgmma` accumulation a 3xTF32 consumer adds into its registers at once
+/// ([`WgmmaInput::ADD_K_TILES`], `threadblock::tma_warp_specialized`): 4 (128 k, 16 steps of the tensor core's truncating sum) keeps
+/// 3xTF32's error at exact FP32's (docs/f32-log.md); each span ends in a wait for all of the
+/// consumer's `wgmma`s, which 1 k-tile paid on every k-tile. Measured on the H200 (session 15): 2
+/// k-tiles gave 0.6 of 4's error at 0.91× its speed (4096³); offsetting the two consumers' spans
+/// by half a span, so that they do not wait at the same k-tile, gained nothing; two accumulator
+/// sets in turn made ptxas serialize every `wgmma` (C7520).
+pub const ADD_SPAN: u32 = 4;
+
 /// The input kind of a `wgmma` with f32 accumulators: element size and the instruction.
 pub trait WgmmaInput {
     /// Element bytes.

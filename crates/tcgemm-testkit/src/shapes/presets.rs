@@ -62,11 +62,23 @@ pub fn decode() -> Vec<Shape> {
 /// Sizes that are not multiples of any tile.
 pub const ODD: [Shape; 2] = [sh(1921, 1023, 517), sh(4095, 4095, 4095)];
 
-/// Many small products in one strided-batched call.
-pub const BATCHED: [Shape; 1] = [Shape {
-    batch: 1000,
-    ..sh(64, 64, 64)
-}];
+/// Many small products in one strided-batched call (attention-like: per-head products of 64 to
+/// 2048 rows, head dimensions 64 and 128, `nt` where the second operand is stored as keys are).
+pub const BATCHED: [Shape; 5] = [
+    batch(1000, sh(64, 64, 64)),
+    batch(512, sh(128, 128, 64)),
+    batch(256, sh(128, 128, 128).layout(false, true)),
+    batch(64, sh(512, 512, 64)),
+    batch(64, sh(2048, 2048, 128).layout(false, true)),
+];
+
+/// `shape` as `items` products of one strided-batched call.
+const fn batch(items: usize, shape: Shape) -> Shape {
+    Shape {
+        batch: items,
+        ..shape
+    }
+}
 
 /// The `--quick` shapes of the report.
 pub const QUICK: [Shape; 2] = [sh(4096, 4096, 4096), sh(8192, 8192, 8192)];
@@ -74,7 +86,7 @@ pub const QUICK: [Shape; 2] = [sh(4096, 4096, 4096), sh(8192, 8192, 8192)];
 /// The full shape list of the bench and the report, in order (4096³ appears once, with the squares).
 ///
 /// ```
-/// assert_eq!(tcgemm_testkit::all_shapes().len(), 18);
+/// assert_eq!(tcgemm_testkit::all_shapes().len(), 22);
 /// ```
 pub fn all_shapes() -> Vec<Shape> {
     let mut v: Vec<Shape> = Vec::new();

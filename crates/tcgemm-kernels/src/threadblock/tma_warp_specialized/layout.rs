@@ -75,43 +75,53 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
     1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
 }
 
-/// Threads: one producer warpgroup and one consumer warpgroup per `warp`-sized share of the
-/// `block` tile.
+/// Threads: one producer warpgroup and two consumer warpgroups, whatever the tile (`_warp`, a
+/// consumer's share of it, is the catalog's record only).
 ///
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::threads};
 /// assert_eq!(threads(GemmShape::new(128, 256, 64), GemmShape::new(64, 256, 16)), 384);
-/// assert_eq!(threads(GemmShape::new(128, 128, 64), GemmShape::new(64, 128, 16)), 384);
+/// assert_eq!(threads(GemmShape::new(64, 128, 64), GemmShape::new(64, 128, 16)), 384);
 /// ```
-pub const fn threads(block: GemmShape, warp: GemmShape) -> u32 {
-    128 * (1 + (block.m / warp.m) * (block.n / warp.n))
+pub const fn threads(_block: GemmShape, _warp: GemmShape) -> u32 {
+    3 * 128
 }
 
 /// Columns of a consumer warpgroup's share of a `bm × bn` tile: two consumers, each `wgmma.m64`,
-/// take 64 rows each of a 128-row tile (`bn` columns) or half the columns of a 64-row one.
+/// take 64 rows each of a 128-row tile (`bn` columns) or half the columns of a 64-row one; a
+/// ping-pong consumer (`ping_pong`: 64-row tiles, the two consumers on alternate work units) takes
+/// the whole tile.
 ///
 /// ```
-/// use tcgemm_kernels::threadblock::tma_warp_specialized::consumer_width;
-/// assert_eq!(consumer_width(128, 256), 256);
-/// assert_eq!(consumer_width(64, 256), 128);
-/// assert_eq!(consumer_width(64, 128), 64);
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::consumer_cols;
+/// assert_eq!(consumer_cols(128, 256, false), 256);
+/// assert_eq!(consumer_cols(64, 256, false), 128);
+/// assert_eq!(consumer_cols(64, 128, false), 64);
+/// assert_eq!(consumer_cols(64, 128, true), 128);
 /// ```
-pub const fn consumer_width(bm: u32, bn: u32) -> u32 {
-    bm * bn / 128
+pub const fn consumer_cols(bm: u32, bn: u32, ping_pong: bool) -> u32 {
+    if ping_pong {
+        bn
+    } else {
+        bm * bn / 128
+    }
 }
 
 /// Whether a kernel of this body shares out the k-tiles of its last work items (stream-K,
 /// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
-/// by loads in flight; with the schedule's state it spilled 4–104 B) nor the 256-wide
-/// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B).
+/// by loads in flight; with the schedule's state it spilled 4–104 B), nor the 256-wide
+/// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B), nor
+/// the ping-pong tiles (`ping_pong`: each unit has one consumer, whose partial tile the
+/// schedule's exchange, by consumer index, does not place).
 ///
 /// ```
 /// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
-/// assert!(shares_k_tiles(false, false, 256) && shares_k_tiles(false, true, 128));
-/// assert!(!shares_k_tiles(false, true, 256) && !shares_k_tiles(true, false, 128));
+/// assert!(shares_k_tiles(false, false, false, 256) && shares_k_tiles(false, true, false, 128));
+/// assert!(!shares_k_tiles(false, true, false, 256) && !shares_k_tiles(true, false, false, 128));
+/// assert!(!shares_k_tiles(false, false, true, 128));
 /// ```
-pub const fn shares_k_tiles(ldg: bool, reg_a: bool, bn: u32) -> bool {
-    !ldg && !(reg_a && bn == 256)
+pub const fn shares_k_tiles(ldg: bool, reg_a: bool, ping_pong: bool, bn: u32) -> bool {
+    !ldg && !ping_pong && !(reg_a && bn == 256)
 }
 
 /// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it

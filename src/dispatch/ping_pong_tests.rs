@@ -1,0 +1,89 @@
+//! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and nothing
+//! else.
+
+use super::tests::context_cut;
+use super::*;
+use crate::test_support::problem;
+use tcgemm_kernels::config::KERNELS;
+
+/// `(ping-pong, block m, block n)` of the kernel a Hopper context (132 SMs, every kernel usable)
+/// takes for `g` in every layout, with `input -> output` elements.
+fn picks(g: Gemm, input: Elem, output: Elem, tf32: bool) -> Vec<(bool, u32, u32)> {
+    let mut v = Vec::new();
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let g = g.trans_a(ta).trans_b(tb);
+        let p = problem(&g, input, output, tf32);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        v.push((s.family == Family::TmaPingPong, s.block.m, s.block.n));
+    }
+    v
+}
+
+const PATHS: [(Elem, Elem, bool); 5] = [
+    (Elem::F16, Elem::F16, false),
+    (Elem::F16, Elem::F32, false),
+    (Elem::Bf16, Elem::Bf16, false),
+    (Elem::Bf16, Elem::F32, false),
+    (Elem::F32, Elem::F32, true),
+];
+
+#[test]
+fn short_batched_items_take_the_ping_pong_tiles() {
+    for (input, output, tf32) in PATHS {
+        let tf32_precision = |g: Gemm| {
+            if tf32 {
+                g.precision(Precision::Tf32)
+            } else {
+                g
+            }
+        };
+        // 64-wide items: the 64×64 tile, which pads none of them
+        let g = tf32_precision(Gemm::new(64, 64, 64).batch(1000));
+        assert_eq!(
+            picks(g, input, output, tf32),
+            [(true, 64, 64); 4],
+            "{input:?}"
+        );
+        // 128-wide items: the 64×128 tile (ranked above the 64×64 one on equal time)
+        for (items, k) in [(512, 64), (256, 128)] {
+            let g = tf32_precision(Gemm::new(128, 128, k).batch(items));
+            assert_eq!(
+                picks(g, input, output, tf32),
+                [(true, 64, 128); 4],
+                "{input:?} {items}*128x128x{k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn long_or_large_items_keep_the_cooperative_tiles() {
+    for (input, output, tf32) in PATHS {
+        let precision = if tf32 {
+            Precision::Tf32
+        } else {
+            Precision::Default
+        };
+        for g in [
+            // items wider than 128, deeper than 128, or a single product of small k
+            Gemm::new(512, 512, 64).batch(64),
+            Gemm::new(128, 128, 4096).batch(100),
+            Gemm::new(8192, 8192, 64),
+        ] {
+            let g = g.precision(precision);
+            for (pp, _, _) in picks(g, input, output, tf32) {
+                assert!(!pp, "{input:?} {g:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn short_items_are_batched_and_at_most_128_cubed() {
+    let short = |g: Gemm| short_items(&problem(&g, Elem::F16, Elem::F16, false));
+    assert!(short(Gemm::new(128, 128, 128).batch(2)));
+    assert!(!short(Gemm::new(128, 128, 128)));
+    assert!(!short(Gemm::new(129, 128, 128).batch(2)));
+    assert!(!short(Gemm::new(128, 129, 128).batch(2)));
+    assert!(!short(Gemm::new(128, 128, 129).batch(2)));
+}
