@@ -249,6 +249,7 @@ impl Shape {
     /// ```
     /// use tcgemm_testkit::Shape;
     /// assert_eq!(Shape::parse("4096:nt").unwrap().suite(), "squares");
+    /// assert_eq!(Shape::parse("256*128x128x128").unwrap().suite(), "batched");
     /// assert_eq!(Shape::parse("4096+off1").unwrap().suite(), "unaligned");
     /// assert_eq!(Shape::new(1, 128256, 4096).suite(), "decode");
     /// assert_eq!(Shape::new(1, 32001, 4096).suite(), "unaligned");

@@ -61,8 +61,8 @@ fn padded_shapes_on_the_command_line() {
 fn standard_suites_keep_their_cases() {
     let a = args(&[]).unwrap();
     let cases = a.cases();
-    // 18 shapes on 4 paths, and f16 -> f32 on the 4 power-of-two squares
-    assert_eq!(cases.len(), 18 * 4 + 4);
+    // 22 shapes on 4 paths, and f16 -> f32 on the 4 power-of-two squares
+    assert_eq!(cases.len(), 22 * 4 + 4);
 }
 
 #[test]
