@@ -188,8 +188,8 @@ rules::catalog! {
         // for batched items of at most 128×128×128 (`dispatch::short_items`), and only there:
         // H200, same run, ours / cuBLAS, 1000 items of 64³ f16 0.87× (the 64×64 `mma.sync`
         // tile) → 0.96× (64×64), TF32 `nt` 0.81× → 0.99×; 256 of 128×128×128 f16 `nt` 0.83× →
-        // 0.98× (64×128); on 512² items and small-k products (8192²×64) the cooperative 128×256
-        // tile stays ahead by 2–7% (docs/hopper-log.md, "Ping-pong"). No stream-K.
+        // 0.98× (64×128); on 512² items and single products of small k (8192²×64) they ran
+        // 0.85–0.99× the cooperative 128×256 tile (docs/hopper-log.md, "Ping-pong"). No stream-K.
         TmaPingPong        f16_f32        64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
         TmaPingPong        f16_f16        64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
         TmaPingPong        bf16_f32       64 x 128 x 64   64 x 128   8    1   26  [nn nt tn tt],
