@@ -402,7 +402,9 @@ impl Context {
         }
         // SAFETY: `func` is the entry point named `plan.kernel.name`, loaded in this context; the
         // caller's contract covers the buffers and the stream.
-        unsafe { launch::launch_gemm(self.cuda(), stream, func, &plan, problem) }?;
+        unsafe {
+            launch::launch_gemm(self.cuda(), stream, func, &plan, problem, self.tma_store())
+        }?;
         Ok(plan)
     }
 
@@ -423,7 +425,7 @@ impl Context {
             .workspace
             .at_least(self, streamk::workspace_bytes(plan.kernel, sms))?;
         let params = streamk::params(launch::params(problem)?, plan.stream_k, addr, sms);
-        let tma = crate::tma::tma_params(params, plan.kernel)?;
+        let tma = crate::tma::tma_params(params, plan.kernel, self.tma_store())?;
         // SAFETY: as `launch_gemm` for A, B and C; the CTAs (one per SM, `plan.grid`) write and
         // read only their flags and partial tiles inside the workspace, which holds
         // `workspace_bytes`, on the context's stream while the workspace lock is held.
@@ -449,7 +451,7 @@ impl Context {
         let (cuda, cu) = (self.cuda(), stream.cu_stream());
         if plan.split.cluster {
             let params = splitk::cluster_params(&p, problem, &plan.split);
-            let tma = crate::tma::tma_params(params, plan.kernel)?;
+            let tma = crate::tma::tma_params(params, plan.kernel, self.tma_store())?;
             // SAFETY: slice s reads A and B inside the call's validated extents (k in
             // [s·kslice, (s+1)·kslice), the slices dividing k) and the first slice's CTA of each
             // tile writes C's m×n, as an unsplit launch of the kernel does.
@@ -466,7 +468,7 @@ impl Context {
         unsafe {
             if plan.kernel.family.params() == ParamsKind::Tma {
                 // the slices are the TMA kernel's batch items: its maps step along k per item
-                let tma = crate::tma::tma_params(params, plan.kernel)?;
+                let tma = crate::tma::tma_params(params, plan.kernel, self.tma_store())?;
                 launch::launch(cuda, cu, func, plan, &tma)?;
             } else {
                 launch::launch(cuda, cu, func, plan, &params)?;

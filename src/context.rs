@@ -48,6 +48,11 @@ pub struct ContextOptions {
     /// Whether a call that leaves a persistent kernel's waves short may share out k-tiles among
     /// its CTAs (stream-K, [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
     pub stream_k: bool,
+    /// Whether the Hopper TMA kernels store C (where `beta == 0` and C suits TMA) through shared
+    /// memory with TMA bulk copies, each consumer going on to its next tile while its copies
+    /// write, rather than straight from their registers. The results are the same bit for bit.
+    /// Default `true`; `false` measures the register stores.
+    pub tma_store: bool,
     /// The most bytes [`Context::gemm`] may hold in packed copies of operands that are not 16-byte
     /// aligned, so the aligned kernels can run the call ([`Plan::staged`](crate::Plan::staged));
     /// a call that would need more runs on the kernels that take any alignment. The buffer grows
@@ -64,6 +69,7 @@ impl Default for ContextOptions {
             load_ptx: false,
             split_k: true,
             stream_k: true,
+            tma_store: true,
             staging_limit: 2 << 30,
         }
     }
@@ -172,6 +178,8 @@ pub struct Context {
     split_k: bool,
     /// [`ContextOptions::stream_k`].
     stream_k: bool,
+    /// [`ContextOptions::tma_store`].
+    tma_store: bool,
     /// The split-K and stream-K workspace (flags, counters, partial tiles).
     pub(crate) workspace: Scratch,
     /// Packed copies of operands that are not 16-byte aligned ([`ContextOptions::staging_limit`]).
@@ -192,6 +200,7 @@ impl core::fmt::Debug for Context {
             .field("allow_tf32", &self.allow_tf32)
             .field("split_k", &self.split_k)
             .field("stream_k", &self.stream_k)
+            .field("tma_store", &self.tma_store)
             .field(
                 "kernels",
                 &self.kernels().iter().map(|k| k.name).collect::<Vec<_>>(),
@@ -307,6 +316,7 @@ impl Context {
             allow_tf32,
             split_k: opts.split_k,
             stream_k: opts.stream_k,
+            tma_store: opts.tma_store,
             workspace: Scratch::new("split-K workspace"),
             staging: Scratch::new("staging buffer"),
             staging_limit: opts.staging_limit,
@@ -389,6 +399,17 @@ impl Context {
     /// ```
     pub fn stream_k(&self) -> bool {
         self.stream_k
+    }
+
+    /// Whether the Hopper TMA kernels store C by TMA where they can ([`ContextOptions::tma_store`]).
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// assert!(ctx.tma_store());
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn tma_store(&self) -> bool {
+        self.tma_store
     }
 
     /// The most bytes of staged operands calls may hold ([`ContextOptions::staging_limit`]).

@@ -259,7 +259,8 @@ unsafe fn launch_clusters(
 }
 
 /// Enqueues GEMM kernel `func` for `problem` (resolved on buffers) as `plan` says: [`params`],
-/// plus the tensor maps for a kernel whose family takes [`TmaParams`].
+/// plus the tensor maps for a kernel whose family takes [`TmaParams`] (C's where `store_c` and
+/// the call allow, [`tma_params`](crate::tma::tma_params)).
 ///
 /// # Safety
 /// As [`launch`], for the buffers at the problem's addresses, which the problem was validated
@@ -270,14 +271,16 @@ pub(crate) unsafe fn launch_gemm(
     func: &CudaFunction,
     plan: &Plan,
     problem: &Problem,
+    store_c: bool,
 ) -> Result<()> {
     let p = params(problem)?;
     match plan.kernel.family.params() {
         ParamsKind::Tma => {
-            let tma = crate::tma::tma_params(p, plan.kernel)?;
-            // SAFETY: as this function's contract; the tensor maps describe the same A and B
-            // extents (k, rows, batch, leading dimensions, strides) that `p` carries, so every box
-            // a kernel copies lies in those validated buffers or is zero-filled by TMA.
+            let tma = crate::tma::tma_params(p, plan.kernel, store_c)?;
+            // SAFETY: as this function's contract; the tensor maps describe the same A, B and C
+            // extents (k, rows, columns, batch, leading dimensions, strides) that `p` carries, so
+            // every box a kernel copies lies in those validated buffers or is zero-filled by TMA,
+            // and TMA writes only C's elements inside its map.
             unsafe { launch(cuda, stream, func, plan, &tma) }
         }
         // SAFETY: as this function's contract.

@@ -9,13 +9,18 @@
 //! tails need no special case. An operand without a batch dimension (one batch item, or a batch
 //! stride of 0) gets a batch extent of 1 and the kernel reads item 0 for every `z`
 //! (`flags::TMA_BATCH_A/B` say which).
+//!
+//! C gets a map too where the consumers may store it by TMA ([`stores_c_by_tma`]: `beta == 0` and
+//! C's base, `ldc` and batch stride 16-byte aligned): `(n, m, batch)` with boxes of 128 bytes of
+//! columns × 64 rows, the 128-byte swizzle (`epilogue::tma_store` writes its chunks so); TMA
+//! writes only the elements inside the map, so tails need no code there either.
 
 use crate::error::{invalid, Result};
 use cudarc::driver::sys::{
     cuTensorMapEncodeTiled, CUresult, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill,
     CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use tcgemm_kernels::config::{tma_staged, Elem, KernelSpec, Math};
+use tcgemm_kernels::config::{tma_staged, Elem, Family, KernelSpec, Math};
 use tcgemm_kernels::params::{flags, GemmParams, TensorMap, TmaParams};
 
 /// One operand's view for TMA.
@@ -98,12 +103,10 @@ impl OperandMap {
     /// bit for bit; docs/precision.md states it for every path.
     pub(crate) fn encode(&self, spec: &KernelSpec) -> Result<TensorMap> {
         let dtype = match (spec.input, spec.math) {
-            (Elem::F16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-            (Elem::Bf16, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             (Elem::F32, Math::MmaTf32 | Math::MmaTf32x3) => {
                 CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
             }
-            (Elem::F32, _) => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            (elem, _) => data_type(elem),
         };
         let (dims, boxes): ([u64; 3], [u32; 3]) = if self.mn_major {
             (
@@ -116,47 +119,133 @@ impl OperandMap {
                 [self.box_k, self.box_rows, 1],
             )
         };
-        let strides: [u64; 2] = [self.row_bytes, self.batch_bytes];
-        let elem_strides: [u32; 3] = [1, 1, 1];
-        let mut map = CUtensorMap { opaque: [0; 16] };
-        // SAFETY: every pointer is to a local array of the length the rank (3) implies; the driver
-        // only reads them and writes `map`. The base address is the operand's device address, which
-        // the driver records without dereferencing.
-        let r = unsafe {
-            cuTensorMapEncodeTiled(
-                &mut map,
-                dtype,
-                3,
-                self.base as *mut core::ffi::c_void,
-                dims.as_ptr(),
-                strides.as_ptr(),
-                boxes.as_ptr(),
-                elem_strides.as_ptr(),
-                CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-                if self.staged {
-                    CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE
-                } else {
-                    CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
-                },
-                CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-            )
+        let swizzle = if self.staged {
+            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE
+        } else {
+            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
         };
-        if r != CUresult::CUDA_SUCCESS {
-            return Err(invalid(
-                "tensor map",
-                format!("cuTensorMapEncodeTiled refused {self:?}: {r:?}"),
-            ));
-        }
-        Ok(TensorMap(map.opaque))
+        let strides = [self.row_bytes, self.batch_bytes];
+        encode_3d(dtype, self.base, dims, strides, boxes, swizzle, || {
+            format!("{self:?}")
+        })
     }
 }
 
-/// The kernel argument of a TMA kernel for the call's parameters `p`: both tensor maps plus the
+/// The tensor-map type of elements `elem` as stored (f32 as `FLOAT32`).
+fn data_type(elem: Elem) -> CUtensorMapDataType {
+    match elem {
+        Elem::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        Elem::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        Elem::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    }
+}
+
+/// `cuTensorMapEncodeTiled` of a rank-3 map at `base` (dimensions and boxes innermost first, the
+/// two outer strides in bytes, unit element strides, L2 promotion of 256 bytes); a refusal is an
+/// invalid "tensor map" naming `what()`.
+fn encode_3d(
+    dtype: CUtensorMapDataType,
+    base: u64,
+    dims: [u64; 3],
+    strides: [u64; 2],
+    boxes: [u32; 3],
+    swizzle: CUtensorMapSwizzle,
+    what: impl FnOnce() -> String,
+) -> Result<TensorMap> {
+    let elem_strides: [u32; 3] = [1, 1, 1];
+    let mut map = CUtensorMap { opaque: [0; 16] };
+    // SAFETY: every pointer is to a local array of the length the rank (3) implies; the driver
+    // only reads them and writes `map`. The base address is the tensor's device address, which
+    // the driver records without dereferencing.
+    let r = unsafe {
+        cuTensorMapEncodeTiled(
+            &mut map,
+            dtype,
+            3,
+            base as *mut core::ffi::c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            elem_strides.as_ptr(),
+            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    if r != CUresult::CUDA_SUCCESS {
+        return Err(invalid(
+            "tensor map",
+            format!("cuTensorMapEncodeTiled refused {}: {r:?}", what()),
+        ));
+    }
+    Ok(TensorMap(map.opaque))
+}
+
+/// Whether the consumers of `spec` store C by TMA for `p` (the parameters as the kernel reads
+/// them): a TMA-fed body whose consumers hold unpermuted rows (not the register-sourced A family,
+/// nor the thread copies), `beta == 0` (a bulk copy cannot add `beta·C`), and C where TMA can
+/// write it: base, `ldc` and batch stride in bytes multiples of 16 (the TMA kernels' dispatch rule
+/// asks as much, the f32 slices of a split along K have it too), each under 2⁴⁰, and rows of a
+/// whole number of 16-byte pieces (`n` elements): a bulk store writes whole 16-byte pieces of a
+/// row, past `n` where `n` ends inside one (seen on the H200: f32 C, `n` = 507, column 507 written).
+pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
+    let eb = u64::from(spec.output.bytes());
+    let fits = |bytes: u64| bytes % 16 == 0 && bytes < 1 << 40;
+    matches!(
+        spec.family,
+        Family::TmaWarpSpecialized | Family::TmaPingPong
+    ) && p.flags & flags::BETA_ZERO != 0
+        && p.c % 16 == 0
+        && (u64::from(p.n) * eb) % 16 == 0
+        && fits(p.ldc * eb)
+        && fits(p.stride_c * eb)
+}
+
+/// C's map for [`stores_c_by_tma`]: `(n, m, batch)`, boxes of 128 bytes of columns × 64 rows (a
+/// consumer's rows), 128-byte swizzle; a batch extent of 1 where C's items are not apart
+/// (`stride_c == 0`: one batch item, or the k-slices of a cluster split, which store the same C),
+/// as the kernel then stores at batch coordinate 0.
+fn c_map(p: &GemmParams, spec: &KernelSpec) -> Result<TensorMap> {
+    let eb = u64::from(spec.output.bytes());
+    let batch = if p.stride_c == 0 {
+        1
+    } else {
+        u64::from(p.batch)
+    };
+    let row_bytes = p.ldc * eb;
+    // (a batch stride of 0 still needs a valid one: one past the last row)
+    let batch_bytes = if p.stride_c == 0 {
+        row_bytes * u64::from(p.m)
+    } else {
+        p.stride_c * eb
+    };
+    let dims = [u64::from(p.n), u64::from(p.m), batch];
+    let boxes = [128 / spec.output.bytes(), 64, 1];
+    encode_3d(
+        data_type(spec.output),
+        p.c,
+        dims,
+        [row_bytes, batch_bytes],
+        boxes,
+        CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        || format!("C of {p:?}"),
+    )
+}
+
+/// The kernel argument of a TMA kernel for the call's parameters `p`: the tensor maps plus the
 /// parameters as the kernel reads them (with the batch flags set; [swapped](GemmParams::swapped)
-/// for a kernel that [swaps](KernelSpec::swaps_ab) A and B).
-pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec) -> Result<TmaParams> {
+/// for a kernel that [swaps](KernelSpec::swaps_ab) A and B). With `store_c` (the context's
+/// [`ContextOptions::tma_store`](crate::ContextOptions::tma_store)), C's map too and
+/// `flags::TMA_STORE_C` where [`stores_c_by_tma`] allows it.
+pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec, store_c: bool) -> Result<TmaParams> {
     let mut p = if spec.swaps_ab() { p.swapped() } else { p };
+    let map_c = if store_c && stores_c_by_tma(&p, spec) {
+        p.flags |= flags::TMA_STORE_C;
+        c_map(&p, spec)?
+    } else {
+        TensorMap::default()
+    };
     let ma = OperandMap::of(&p, spec, true);
     let mb = OperandMap::of(&p, spec, false);
     if ma.batch > 1 {
@@ -168,6 +257,7 @@ pub(crate) fn tma_params(p: GemmParams, spec: &KernelSpec) -> Result<TmaParams> 
     Ok(TmaParams {
         map_a: ma.encode(spec)?,
         map_b: mb.encode(spec)?,
+        map_c,
         p,
     })
 }
@@ -331,6 +421,55 @@ mod tests {
             assert!(!b.mn_major && !b.staged, "{}", nn.name);
             assert_eq!((b.box_rows, b.box_k), (nn.block.n, 32), "{}", nn.name);
         }
+    }
+
+    /// C by TMA: the TMA-fed families of unpermuted rows, `beta == 0`, 16-byte base, `ldc`, batch
+    /// stride and row length.
+    #[test]
+    fn c_is_stored_by_tma_where_tma_can_write_it() {
+        let of = |family: Family, output: Elem| {
+            KERNELS
+                .iter()
+                .find(|k| k.family == family && k.output == output)
+                .unwrap()
+        };
+        let f16 = of(Family::TmaWarpSpecialized, Elem::F16);
+        let p = GemmParams {
+            c: 0x10000,
+            ldc: 136,
+            stride_c: 136 * 100,
+            m: 100,
+            n: 128,
+            k: 70,
+            batch: 2,
+            flags: flags::BETA_ZERO,
+            ..GemmParams::default()
+        };
+        assert!(stores_c_by_tma(&p, f16));
+        assert!(stores_c_by_tma(&p, of(Family::TmaPingPong, Elem::F32)));
+        // register-sourced A (permuted rows), thread copies
+        assert!(!stores_c_by_tma(&p, of(Family::TmaRegisterA, Elem::F32)));
+        assert!(!stores_c_by_tma(
+            &p,
+            of(Family::LdgWarpSpecialized, Elem::F16)
+        ));
+        // beta != 0; C's base, ldc, batch stride or row length not a whole number of 16 bytes
+        for bad in [
+            GemmParams { flags: 0, ..p },
+            GemmParams { c: 0x10008, ..p },
+            GemmParams { ldc: 132, ..p },
+            GemmParams {
+                stride_c: 136 * 100 + 4,
+                ..p
+            },
+            GemmParams { n: 124, ..p },
+        ] {
+            assert!(!stores_c_by_tma(&bad, f16), "{bad:?}");
+        }
+        // f32 rows need 4 elements per 16 bytes
+        let f32 = of(Family::TmaWarpSpecialized, Elem::F32);
+        assert!(stores_c_by_tma(&GemmParams { n: 124, ..p }, f32));
+        assert!(!stores_c_by_tma(&GemmParams { n: 126, ..p }, f32));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Every kernel of every loaded module, by name, on one tail shape (no dimension a tile multiple,
-//! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items), one full-tile shape and
-//! one aligned shape with edge tiles.
+//! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items), the same with beta = 0
+//! (the Hopper kernels' C stored by TMA), one full-tile shape and one aligned shape with edge tiles.
 //! Small on purpose: the GPU bundle runs it under `compute-sanitizer` (memcheck, racecheck,
 //! synccheck, initcheck) with the filter `every_kernel`; `TCGEMM_KERNEL_FILTER=SUBSTRING` limits it to
 //! the kernels whose names contain SUBSTRING.
@@ -12,7 +12,7 @@
 use tcgemm::{Context, KernelSpec, Math, Precision, Role};
 use tcgemm_testkit::*;
 
-fn shapes(spec: &KernelSpec) -> [(String, Problem); 3] {
+fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
     let (bm, bn, bk) = (
         spec.block.m as usize,
         spec.block.n as usize,
@@ -37,6 +37,11 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 3] {
     } else {
         tail.pad_ld(1, 3, 1).offsets(1, 1, 1).batched(2)
     };
+    // C not read: where C suits TMA (the TMA kernels' padded tail), it is stored by TMA
+    let tail0 = Problem {
+        beta: 0.0,
+        ..tail.clone()
+    };
     let full = Problem::new(2 * bm, 2 * bn, 4 * bk)
         .trans(spec.trans_a, spec.trans_b)
         .precision(prec);
@@ -48,6 +53,7 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 3] {
         .precision(prec);
     [
         ("tail".into(), tail),
+        ("tail beta 0".into(), tail0),
         ("full".into(), full),
         ("edge".into(), edge),
     ]

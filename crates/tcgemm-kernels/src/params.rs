@@ -32,6 +32,10 @@ pub mod flags {
     /// CTA adds the others' partial tiles from their shared memory and stores C
     /// (`threadblock::cluster_split`).
     pub const CLUSTER_SPLIT: u32 = 1 << 10;
+    /// TMA kernels (`beta == 0`): the consumers store C through shared memory with TMA bulk
+    /// copies of [`TmaParams::map_c`](super::TmaParams::map_c) (`epilogue::tma_store`) instead of
+    /// from their registers.
+    pub const TMA_STORE_C: u32 = 1 << 11;
 }
 
 /// Kernel parameters, passed by value as the single kernel argument.
@@ -155,15 +159,16 @@ impl GemmParams {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TensorMap(pub [u64; 16]);
 
-/// The single kernel argument of the TMA (sm_90a) kernels: the tensor maps of A and B, then the
+/// The single kernel argument of the TMA (sm_90a) kernels: the tensor maps of A, B and C, then the
 /// usual [`GemmParams`]. Kernels read the maps in place, in kernel-parameter memory (TMA needs them
 /// there, in constant or in global memory, 64-byte aligned).
 ///
 /// ```
 /// use tcgemm_kernels::params::TmaParams;
-/// assert_eq!(core::mem::size_of::<TmaParams>(), 432);
+/// assert_eq!(core::mem::size_of::<TmaParams>(), 560);
 /// assert_eq!(core::mem::offset_of!(TmaParams, map_b), 128);
-/// assert_eq!(core::mem::offset_of!(TmaParams, p), 256);
+/// assert_eq!(core::mem::offset_of!(TmaParams, map_c), 256);
+/// assert_eq!(core::mem::offset_of!(TmaParams, p), 384);
 /// ```
 #[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -172,6 +177,9 @@ pub struct TmaParams {
     pub map_a: TensorMap,
     /// B's tensor map: dimensions (k, columns of op(B), batch), box (BK, BN, 1), 128-byte swizzle.
     pub map_b: TensorMap,
+    /// C's tensor map, read only under [`flags::TMA_STORE_C`]: dimensions (n, m, batch), box
+    /// (128 bytes of columns, 64 rows, 1), 128-byte swizzle.
+    pub map_c: TensorMap,
     /// Everything else.
     pub p: GemmParams,
 }

@@ -15,7 +15,10 @@ pub mod ldmatrix;
 #[cfg(target_feature = "sm_90a")]
 pub mod mbarrier;
 pub mod mma;
+pub mod opaque;
 pub mod smem;
+#[cfg(target_feature = "sm_90a")]
+pub mod stmatrix;
 pub mod sync;
 #[cfg(target_feature = "sm_90a")]
 pub mod tma;

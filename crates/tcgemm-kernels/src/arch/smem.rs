@@ -81,6 +81,16 @@ pub unsafe fn st_shared_u32(addr: u32, v: u32) {
     asm!("st.shared.u32 [{0}], {1};", in(reg32) addr, in(reg32) v, options(nostack));
 }
 
+/// `st.shared.v2.f32`.
+///
+/// # Safety
+/// Behavior is undefined if `addr` is not an 8-byte-aligned address of 8 bytes inside shared memory.
+#[inline(always)]
+pub unsafe fn st_shared_v2_f32(addr: u32, v: [f32; 2]) {
+    asm!("st.shared.v2.f32 [{0}], {{{1}, {2}}};",
+        in(reg32) addr, in(reg32) v[0], in(reg32) v[1], options(nostack));
+}
+
 /// `st.shared.v4.f32`.
 ///
 /// # Safety

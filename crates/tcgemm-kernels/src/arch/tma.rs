@@ -39,3 +39,53 @@ pub unsafe fn prefetch_map(tmap: u64) {
 pub unsafe fn fence_proxy_async_shared() {
     asm!("fence.proxy.async.shared::cta;", options(nostack));
 }
+
+/// `cp.async.bulk.tensor.3d.global.shared::cta.bulk_group` — copies the shared tile at `src` to the
+/// box at coordinates `(c0, c1, c2)` (innermost first, in elements) of the tensor map at generic
+/// address `tmap`, as one bulk async-group member ([`bulk_commit_group`] closes the group). Elements
+/// of the box outside the tensor are not written.
+///
+/// # Safety
+/// `tmap` as in [`global_to_shared_3d`], describing a global tensor the kernel may write; `src` a
+/// shared tile of the box's size, aligned as the map's swizzle needs (1024 bytes for 128-byte
+/// swizzle), whose writes by generic-proxy stores were fenced ([`fence_proxy_async_shared`]) and
+/// ordered before this call; it must not be written again until the group's reads are done
+/// ([`bulk_wait_group_read`]).
+#[inline(always)]
+pub unsafe fn shared_to_global_3d(tmap: u64, c0: u32, c1: u32, c2: u32, src: u32) {
+    asm!(
+        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{0}, {{{1}, {2}, {3}}}], [{4}];",
+        in(reg64) tmap, in(reg32) c0, in(reg32) c1, in(reg32) c2, in(reg32) src,
+        options(nostack)
+    );
+}
+
+/// `cp.async.bulk.commit_group;` — closes this thread's bulk async-group of the bulk copies issued
+/// since the last commit.
+///
+/// # Safety
+/// None.
+#[inline(always)]
+pub unsafe fn bulk_commit_group() {
+    asm!("cp.async.bulk.commit_group;", options(nostack));
+}
+
+/// `cp.async.bulk.wait_group.read N;` — waits until at most `N` of this thread's bulk async-groups
+/// still read their shared-memory sources (their global writes may still be under way).
+///
+/// # Safety
+/// None.
+#[inline(always)]
+pub unsafe fn bulk_wait_group_read<const N: u32>() {
+    asm!("cp.async.bulk.wait_group.read {0};", const N, options(nostack));
+}
+
+/// `cp.async.bulk.wait_group N;` — waits until at most `N` of this thread's bulk async-groups are
+/// incomplete (their writes performed).
+///
+/// # Safety
+/// None.
+#[inline(always)]
+pub unsafe fn bulk_wait_group<const N: u32>() {
+    asm!("cp.async.bulk.wait_group {0};", const N, options(nostack));
+}

@@ -221,6 +221,10 @@ macro_rules! body_rule {
     (TmaPingPong $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };
+    // (thread copies: the TMA body without buffers for storing C by TMA)
+    (LdgWarpSpecialized $p:ident => smem_bytes($($a:expr),*)) => {
+        $crate::threadblock::tma_warp_specialized::smem_bytes_thread_copies($($a),*)
+    };
     (LdgWarpSpecialized $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };

@@ -13,12 +13,16 @@
 //! - [`splitk`]: after an f32 kernel of a launch split along K stored its slice, the last CTA of a
 //!   tile sums the tile's slices into C;
 //! - `wgmma` (sm_90a): a warpgroup's `64×256` `wgmma` accumulators (16-byte stores after a
-//!   shuffle inside each quad of lanes).
+//!   shuffle inside each quad of lanes);
+//! - `tma_store` (sm_90a): the same accumulators through shared memory and TMA bulk copies
+//!   (`beta == 0`).
 
 pub mod fragment;
 pub mod segment;
 pub mod splitk;
 pub mod thread_tile;
+#[cfg(target_feature = "sm_90a")]
+pub mod tma_store;
 #[cfg(target_feature = "sm_90a")]
 pub mod wgmma;
 

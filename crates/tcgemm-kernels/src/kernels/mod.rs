@@ -170,14 +170,21 @@ macro_rules! gemm_entry {
             /// record (a persistent grid), validated parameters and tensor maps encoded for them.
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::TmaParams) {
-                let maps: u64;
-                // SAFETY: taking the generic address of this kernel's own parameter block (the
-                // tensor maps stay in kernel-parameter memory, where TMA reads them).
-                core::arch::asm!(
-                    concat!("mov.b64 {0}, ", $name, "_param_0;\n\tcvta.param.u64 {0}, {0};"),
-                    out(reg64) maps,
-                    options(pure, nomem, nostack)
-                );
+                // the generic address of this kernel's own parameter block (the tensor maps stay
+                // in kernel-parameter memory, where TMA reads them), taken where it is used (not
+                // `pure`: a value kept from the start would hold two registers through the loop)
+                let maps = || {
+                    let maps: u64;
+                    // SAFETY: reads the address of the kernel's own parameter; no other effect.
+                    unsafe {
+                        core::arch::asm!(
+                            concat!("mov.b64 {0}, ", $name, "_param_0;\n\tcvta.param.u64 {0}, {0};"),
+                            out(reg64) maps,
+                            options(nomem, nostack)
+                        )
+                    };
+                    maps
+                };
                 $crate::kernels::gemm_entry!(
                     @warp_specialized $prec, $spec, false, $reg_a, $ping_pong, &p.p, maps
                 );
@@ -195,14 +202,14 @@ macro_rules! gemm_entry {
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
                 // the TMA body with its producer copying by threads (no tensor maps)
-                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, false, &p, 0);
+                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, false, &p, || 0);
             }
         };
     };
     // The warp-specialized body, persistent (it derives tile and batch item from its work index),
     // for both producers (`$ldg`: thread copies), both sources of A (`$reg_a`: registers) and
     // both consumer schedules (`$ping_pong`: whole tiles in turn), with `$p` the `&GemmParams`
-    // and `$maps` the tensor maps' generic address.
+    // and `$maps` the reader of the tensor maps' generic address.
     (
         @warp_specialized $prec:ident, $spec:expr, $ldg:literal, $reg_a:literal,
         $ping_pong:literal, $p:expr, $maps:expr

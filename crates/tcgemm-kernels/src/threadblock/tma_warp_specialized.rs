@@ -36,8 +36,11 @@
 //! tensor core's accumulation, which truncates at every step, then spans `ADD_SPAN` k-tiles
 //! instead of all of k (docs/precision.md).
 //!
-//! Epilogue: `store_rows` (16-byte stores straight from the accumulators, after a shuffle
-//! inside each quad of lanes), or `store_pairs` for a 16-bit C to read.
+//! Epilogue: `tma_store::store_tile` where the host set `flags::TMA_STORE_C` (`beta == 0`, C
+//! suits TMA; not from register-sourced A's permuted rows): chunks of 64 rows × 128 bytes through
+//! two shared buffers per consumer, each stored by one TMA bulk copy while the consumer goes on.
+//! Otherwise `store_rows` (16-byte stores straight from the accumulators, after a shuffle inside
+//! each quad of lanes), or `store_pairs` for a 16-bit C to read.
 //!
 //! Thread copies (`LDG`, the `LdgWarpSpecialized` family, for operands TMA cannot map; 128×128
 //! tiles): the whole producer warpgroup (168 registers, consumers 168) copies each stage with
@@ -57,13 +60,18 @@
 //! (`cluster_split`).
 //!
 //! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
-//! `STAGES × (A BM×128 B + B BN×128 B)`, then the `full`, `empty` and `loaded` barriers.
+//! `STAGES × (A BM×128 B + B BN×128 B)`, then each consumer's buffers for C (`c_buffers`: two
+//! chunks of 8 KiB, or one where two do not fit; none in the thread-copy kernels), then the
+//! `full`, `empty` and `loaded` barriers.
 
 mod layout;
 
 #[cfg(target_feature = "sm_90a")]
 pub(crate) use layout::MN_BOX;
-pub use layout::{consumer_cols, shares_k_tiles, smem_bytes, threads, ROW_BYTES};
+pub use layout::{
+    c_buffers, consumer_cols, shares_k_tiles, smem_bytes, smem_bytes_thread_copies, threads,
+    C_CHUNK_BYTES, ROW_BYTES,
+};
 #[cfg(target_feature = "sm_90a")]
 use {
     super::{
@@ -74,12 +82,15 @@ use {
     },
     crate::arch::cluster::sync_cluster,
     crate::arch::mbarrier,
+    crate::arch::opaque::unhoisted,
     crate::arch::smem::base,
     crate::arch::sync::sync_threads,
     crate::arch::tma,
     crate::arch::wgmma,
+    crate::config::GemmShape,
     crate::epilogue::{
         fragment::store_pairs,
+        tma_store,
         wgmma::{store_rows, store_rows_transposed},
         OutputElem,
     },
@@ -96,8 +107,8 @@ use {
     },
 };
 
-/// Computes the block's work items. `maps` is the generic address of the kernel's `TmaParams` (A's
-/// tensor map at +0, B's at +128).
+/// Computes the block's work items. `maps` reads the generic address of the kernel's `TmaParams`
+/// (A's tensor map at +0, B's at +128, C's at +256), called where a map is used.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
 /// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
@@ -123,7 +134,7 @@ pub unsafe fn gemm<
     const PING_PONG: bool,
 >(
     p: &GemmParams,
-    maps: u64,
+    maps: impl Fn() -> u64,
     tid: u32,
     bid: u32,
     grid_dim: impl FnOnce() -> u32,
@@ -204,7 +215,7 @@ unsafe fn gemm_with_accumulators<
     const N8: usize,
 >(
     p: &GemmParams,
-    maps: u64,
+    maps: impl Fn() -> u64,
     tid: u32,
     bid: u32,
     grid_dim: impl FnOnce() -> u32,
@@ -256,7 +267,20 @@ unsafe fn gemm_with_accumulators<
         )
     };
     let smem = (base() + 1023) & !1023;
-    let bars = smem + STAGES * Stage::<BM, BN>::BYTES;
+    // the stages, each consumer's buffers for storing C by TMA (none under thread copies; computed
+    // from `unhoisted` values in each epilogue, so that its chunk addresses hold no registers
+    // through the mainloop), the barriers
+    const { assert!(tma_store::CHUNK_BYTES == C_CHUNK_BYTES) };
+    let c_buffers = if LDG {
+        0
+    } else {
+        c_buffers(GemmShape::new(BM, BN, 0), STAGES)
+    };
+    let c_bufs = |c: u32| {
+        let consumer = unhoisted(c) * c_buffers * C_CHUNK_BYTES;
+        unhoisted(smem) + STAGES * Stage::<BM, BN>::BYTES + consumer
+    };
+    let bars = smem + STAGES * Stage::<BM, BN>::BYTES + 2 * c_buffers * C_CHUNK_BYTES;
     let full = |s: u32| bars + 8 * s;
     let empty = |s: u32| bars + 8 * (STAGES + s);
     let loaded = |s: u32| bars + 8 * (2 * STAGES + s);
@@ -340,7 +364,8 @@ unsafe fn gemm_with_accumulators<
                 }
             }
         } else if tid == 0 {
-            let (map_a, map_b) = (maps, maps + 128);
+            let map_a = maps();
+            let map_b = map_a + 128;
             tma::prefetch_map(map_a);
             tma::prefetch_map(map_b);
             // k-tiles issued so far: the ring's stage and phase run on across work items, so the
@@ -461,6 +486,9 @@ unsafe fn gemm_with_accumulators<
         } else {
             (0, c * wn)
         };
+        // C through shared memory and TMA bulk copies (`beta == 0`, C suits TMA: the host's
+        // `flags::TMA_STORE_C`), except from the permuted rows of register-sourced A
+        let tma_store = !LDG && !REG_A && p.flags & flags::TMA_STORE_C != 0;
         let mut d = [0.0f32; ACC];
         // the sum of the k-tiles' accumulations where the tensor core's own is restarted every
         // k-tile (`WgmmaInput::ADD_K_TILES`; otherwise unused and removed)
@@ -578,7 +606,14 @@ unsafe fn gemm_with_accumulators<
             // (`%` as measured: `is_multiple_of` adds a zero-divisor test to the PTX)
             #[allow(clippy::manual_is_multiple_of)]
             let aligned_c = !LDG || (gc | (p.ldc * O::BYTES)) % 16 == 0;
-            if SWAP_AB {
+            if tma_store {
+                // C's map has a batch dimension only where C's items are apart
+                let zc = if p.stride_c == 0 { 0 } else { z };
+                let at = (col0, tile.m0 + c_rows, zc);
+                let map_c = || maps() + 256;
+                let bufs = (c_bufs(c), c_buffers);
+                tma_store::store_tile::<O, ACC>(&d, p.alpha, map_c, bufs, 1 + c, t, at);
+            } else if SWAP_AB {
                 store_rows_transposed::<ACC>(p, &d, gc, row0, col0, t % 32);
             } else if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
                 if REG_A {
@@ -593,6 +628,10 @@ unsafe fn gemm_with_accumulators<
                 })];
                 store_pairs::<O, 1, N8>(p, &acc, gc, row0, col0 + 2 * (t % 4));
             }
+        }
+        if tma_store {
+            // the bulk copies read this CTA's shared memory: complete before it ends
+            tma_store::drain(tid % 128);
         }
     }
 }

@@ -62,17 +62,56 @@ impl<const BM: u32, const BN: u32> Stage<BM, BN> {
     pub(super) const BYTES: u32 = (BM + BN) * ROW_BYTES;
 }
 
-/// Dynamic shared memory of a `block` tile with `stages` stages: 1024 bytes of alignment slack,
-/// the stages (`(m + n)` rows of [`ROW_BYTES`]), and three 8-byte barriers per stage (`full`,
-/// `empty`, and `loaded` for TF32 operands transposed in place, see `config::tma_staged`).
+/// Dynamic shared memory of a `block` tile with `stages` stages fed by TMA: 1024 bytes of
+/// alignment slack, the stages (`(m + n)` rows of [`ROW_BYTES`]), both consumers' buffers for
+/// storing C by TMA ([`c_buffers`] chunks of [`C_CHUNK_BYTES`] each), and three 8-byte barriers per
+/// stage (`full`, `empty`, and `loaded` for TF32 operands transposed in place, see
+/// `config::tma_staged`).
 ///
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes};
-/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 64), 4), 1024 + 4 * 48 * 1024 + 96);
-/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
+/// // two chunk buffers per consumer
+/// assert_eq!(smem_bytes(GemmShape::new(128, 256, 64), 4), 1024 + 4 * 48 * 1024 + 32768 + 96);
+/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 32768 + 144);
+/// // one: five stages of 40 KiB leave no room for more in 227 KiB
+/// assert_eq!(smem_bytes(GemmShape::new(128, 192, 64), 5), 1024 + 5 * 40 * 1024 + 16384 + 120);
 /// ```
 pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
+    smem_bytes_thread_copies(block, stages) + 2 * c_buffers(block, stages) * C_CHUNK_BYTES
+}
+
+/// [`smem_bytes`] of the thread-copy kernels (`LdgWarpSpecialized`), which store C from their
+/// registers (C need not suit TMA): no buffers for C.
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes_thread_copies};
+/// assert_eq!(smem_bytes_thread_copies(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
+/// ```
+pub const fn smem_bytes_thread_copies(block: GemmShape, stages: u32) -> u32 {
     1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
+}
+
+/// Bytes of one chunk buffer for storing C by TMA (`epilogue::tma_store`): 64 rows (a consumer's)
+/// × one 128-byte swizzle row.
+pub const C_CHUNK_BYTES: u32 = 64 * ROW_BYTES;
+
+/// The most dynamic shared memory a block may have (sm_90: 227 KiB).
+const SMEM_LIMIT: u32 = 227 * 1024;
+
+/// Chunk buffers of each consumer for storing C by TMA: two (one written while the bulk copy of
+/// the other reads it) where they fit beside the stages, else one.
+///
+/// ```
+/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::c_buffers};
+/// assert_eq!(c_buffers(GemmShape::new(128, 256, 64), 4), 2);
+/// assert_eq!(c_buffers(GemmShape::new(128, 192, 64), 5), 1);
+/// ```
+pub const fn c_buffers(block: GemmShape, stages: u32) -> u32 {
+    if smem_bytes_thread_copies(block, stages) + 4 * C_CHUNK_BYTES <= SMEM_LIMIT {
+        2
+    } else {
+        1
+    }
 }
 
 /// Threads: one producer warpgroup and two consumer warpgroups, whatever the tile (`_warp`, a

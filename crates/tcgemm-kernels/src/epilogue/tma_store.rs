@@ -1,0 +1,139 @@
+//! Writer of a consumer warpgroup's `wgmma` accumulators through shared memory and TMA (sm_90a,
+//! `beta == 0`, `flags::TMA_STORE_C`): the `64×WN` share of the tile goes out in chunks of 64 rows
+//! × one 128-byte row of columns (64 16-bit or 32 f32 elements), each a box of C's tensor map
+//! (`TmaParams::map_c`, 128-byte swizzle), stored by one bulk copy
+//! (`cp.async.bulk.tensor … bulk_group`) while the consumer goes on to its next work unit.
+//!
+//! Thread `(w, g, q)` (warp `w` of the warpgroup, `g` = lane/4, `q` = lane%4) holds, for each
+//! 8-column block `j`, columns `8j + 2q, +1` of rows `16w + g` and `+ 8` as `d[4j..4j+4]`. A chunk
+//! lands in one of the consumer's buffers of 8 KiB (two, taken in turn; one where the tile's stages
+//! leave room for no more) (row `r` at `128·r`, its 16-byte piece `x`
+//! at position `x ^ (r % 8)`, the layout TMA's 128-byte swizzle reads): 16-bit output by
+//! `stmatrix.x4` (four 8×8 blocks per instruction, the accumulator fragment's own layout), f32
+//! output by 8-byte stores. Both are free of bank conflicts: eight consecutive rows put a piece in
+//! eight positions.
+//!
+//! Per chunk: the warpgroup's first thread waits until the bulk copy that last read the buffer
+//! (two chunks ago, or the last one with a single buffer; at a tile's first chunk every earlier
+//! copy, a mainloop ago) is done reading it; a named barrier; every thread writes its part; each fences
+//! its writes for the async proxy; the barrier again; the first thread issues the copy and commits
+//! it as a bulk group. TMA writes only the box's elements inside the tensor: tails need no code.
+//! [`drain`] waits for every copy before the kernel ends.
+
+use super::OutputElem;
+use crate::arch::opaque::unhoisted;
+use crate::arch::smem::st_shared_v2_f32;
+use crate::arch::stmatrix::reg_to_shared_x4;
+use crate::arch::sync::sync_named;
+use crate::arch::tma;
+
+/// Rows of a chunk: a consumer's share of the tile (`wgmma.m64`).
+const CHUNK_ROWS: u32 = 64;
+/// Bytes of a chunk: [`CHUNK_ROWS`] rows of one 128-byte swizzle row.
+pub const CHUNK_BYTES: u32 = CHUNK_ROWS * 128;
+
+/// Stores `C = alpha·d` of the warpgroup's accumulators `d` (see the module docs; `ACC` = 128, 96,
+/// 64 or 32 for `m64n256`, `m64n192`, `m64n128`, `m64n64`) as the box of C's map at column `col0`,
+/// row `row0`, batch coordinate `z` and the boxes to its right. `(bufs, buffers)`: the consumer's
+/// shared memory (1024-byte aligned) and how many chunk buffers of [`CHUNK_BYTES`] it holds (2 or
+/// 1; a constant); `barrier` a named barrier of its 128 threads alone, and `t` the thread's index
+/// in the warpgroup.
+///
+/// # Safety
+/// Executed convergently by all 128 threads of one warpgroup; `map_c` returns
+/// the generic address of C's tensor map (called by the issuing thread where it issues), encoded for `O` with boxes of 128 bytes × 64 rows and
+/// the 128-byte swizzle; `bufs` is shared memory no other thread touches.
+#[inline(always)]
+pub unsafe fn store_tile<O: OutputElem, const ACC: usize>(
+    d: &[f32; ACC],
+    alpha: f32,
+    map_c: impl Fn() -> u64,
+    (bufs, buffers): (u32, u32),
+    barrier: u32,
+    t: u32,
+    (col0, row0, z): (u32, u32, u32),
+) {
+    const {
+        assert!(
+            ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
+        )
+    };
+    // columns per chunk, and chunks of the warpgroup's 64 × 2·ACC share
+    let cols = 128 / O::BYTES as u32;
+    let chunks = 2 * ACC as u32 / cols;
+    // (computed here, not before the caller's mainloop)
+    let t = unhoisted(t);
+    let (w, lane) = (t / 32, t % 32);
+    // The thread's address in a buffer at its first 16-byte piece; piece `x` of the same row is
+    // then at `at ^ 16·x` (the row is 128-byte aligned, the swizzle an XOR of the piece index).
+    // 16-bit output, `stmatrix.x4` over the blocks `jj`, `jj + 1` (even `jj`) of a chunk: lane `l`
+    // gives row `l % 8` of matrix `l / 8` (8 rows down for matrices 1 and 3, block `jj + 1` for 2
+    // and 3), its piece `(jj + (l / 16) % 2) ^ (l % 8)`. f32 output: row `16w + l / 4` and 8 below
+    // it, piece `(2·jj + q / 2) ^ (l / 4)` of block `jj` (`q` = `l % 4`), 8 bytes in for odd `q`.
+    let at = if O::IS_F32 {
+        let (g, q) = (lane / 4, lane % 4);
+        128 * (16 * w + g) + 16 * ((q / 2) ^ g) + 8 * (q & 1)
+    } else {
+        let r = lane % 8;
+        128 * (16 * w + r + 8 * ((lane / 8) & 1)) + 16 * (((lane / 16) & 1) ^ r)
+    };
+    // unrolled, guarded by the chunk count (a constant): `d` must stay in registers
+    unroll!(ch in [0, 1, 2, 3, 4, 5, 6, 7] {
+        if ch < chunks {
+            // (`unhoisted`: each chunk computes its addresses from this anew, rather than the
+            // compiler keeping eight of them in registers for the next chunk in the buffer)
+            let buf = unhoisted(bufs + (ch % buffers) * CHUNK_BYTES + at);
+            if t == 0 {
+                // the copy that last read this buffer has read it: two chunks ago (the last one
+                // with a single buffer), or at the tile's first chunk any earlier one (a tile may
+                // have an odd count of chunks)
+                if ch == 0 || buffers == 1 {
+                    tma::bulk_wait_group_read::<0>();
+                } else {
+                    tma::bulk_wait_group_read::<1>();
+                }
+            }
+            sync_named(barrier, 128);
+            if O::IS_F32 {
+                unroll!(jj in [0, 1, 2, 3] {
+                    let i = 4 * (4 * ch + jj) as usize;
+                    let a = buf ^ (32 * jj);
+                    st_shared_v2_f32(a, [d[i] * alpha, d[i + 1] * alpha]);
+                    st_shared_v2_f32(a + 8 * 128, [d[i + 2] * alpha, d[i + 3] * alpha]);
+                });
+            } else {
+                unroll!(jj in [0, 2, 4, 6] {
+                    let i = 4 * (8 * ch + jj) as usize;
+                    let v = [
+                        O::pack(d[i] * alpha, d[i + 1] * alpha),
+                        O::pack(d[i + 2] * alpha, d[i + 3] * alpha),
+                        O::pack(d[i + 4] * alpha, d[i + 5] * alpha),
+                        O::pack(d[i + 6] * alpha, d[i + 7] * alpha),
+                    ];
+                    reg_to_shared_x4(buf ^ (16 * jj), v);
+                });
+            }
+            // this thread's generic-proxy writes before the bulk copy (async proxy) reads them
+            tma::fence_proxy_async_shared();
+            sync_named(barrier, 128);
+            if t == 0 {
+                tma::shared_to_global_3d(map_c(), col0 + ch * cols, row0, z, buf - at);
+                tma::bulk_commit_group();
+            }
+        }
+    });
+}
+
+/// Waits until the warpgroup's bulk copies of C are complete; called by thread `t == 0` of each
+/// consumer warpgroup that stored with [`store_tile`] (the others issued none), before the kernel
+/// ends and its shared memory is released.
+///
+/// # Safety
+/// None beyond the bulk copies' own contract.
+#[inline(always)]
+pub unsafe fn drain(t: u32) {
+    if t == 0 {
+        tma::bulk_wait_group::<0>();
+    }
+}

@@ -1,0 +1,124 @@
+//! C stored by TMA (`epilogue::tma_store`): every Hopper kernel that can store C through shared
+//! memory and TMA bulk copies, by name, on calls with `beta == 0` (tails in M, N and K, padded
+//! leading dimensions, two batch items; a shape with edge tiles; a 64-row-aligned shape whose
+//! last chunk of columns is partial; and N not a whole number of 16-byte pieces, which stores from
+//! the registers), against the f64 reference with the kernel's tolerance, and
+//! bit for bit against the same kernel storing from its registers
+//! (`ContextOptions::tma_store = false`). Each case's C starts poisoned, and the reference check
+//! also fails a write outside C's entries (padding, the gap between batch items).
+//! `TCGEMM_KERNEL_FILTER=SUBSTRING` narrows it (sanitizer runs).
+//!
+//! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+
+use tcgemm::{Context, ContextOptions, Family, KernelSpec, Math, Precision, Role};
+use tcgemm_testkit::*;
+
+/// The Hopper context, or `None` (nothing to test) on other GPUs.
+fn hopper() -> Option<&'static Context> {
+    gpu().filter(|c| c.capabilities().hopper)
+}
+
+/// The TMA-fed kernels whose consumers store C by TMA where the call allows it.
+fn stores_c_by_tma(spec: &KernelSpec) -> bool {
+    spec.role() == Role::Gemm
+        && matches!(
+            spec.family,
+            Family::TmaWarpSpecialized | Family::TmaPingPong
+        )
+}
+
+fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 4] {
+    let (bm, bn, bk) = (
+        spec.block.m as usize,
+        spec.block.n as usize,
+        spec.block.k as usize,
+    );
+    let prec = if spec.math == Math::MmaTf32 {
+        Precision::Tf32
+    } else {
+        Precision::Default
+    };
+    // TMA needs 16-byte-aligned leading dimensions and batch strides: pad each one past a
+    // multiple of 8 elements
+    let pad = |x: usize| (8 - x % 8) % 8 + 8;
+    // N a multiple of 8 elements (rows of whole 16-byte pieces: `tcgemm`'s `stores_c_by_tma`)
+    let tail = Problem::new(bm + 3, 2 * bn - 8, 3 * bk + 1)
+        .trans(spec.trans_a, spec.trans_b)
+        .scale(1.5, 0.0)
+        .precision(prec);
+    let (ca, cb, n) = (tail.a_cols(), tail.b_cols(), tail.n);
+    let tail = tail.pad_ld(pad(ca), pad(cb), pad(n)).batched(2);
+    // the same with N odd: rows end inside a 16-byte piece, so C goes from the registers
+    let odd_n = Problem::new(bm + 3, 2 * bn - 5, 3 * bk + 1)
+        .trans(spec.trans_a, spec.trans_b)
+        .scale(1.5, 0.0)
+        .precision(prec);
+    let (ca, cb, n) = (odd_n.a_cols(), odd_n.b_cols(), odd_n.n);
+    let odd_n = odd_n.pad_ld(pad(ca), pad(cb), pad(n)).batched(2);
+    let edge = Problem::new(bm + bm / 2 + 8, bn + bn / 2 + 8, 8 * bk)
+        .trans(spec.trans_a, spec.trans_b)
+        .scale(-0.75, 0.0)
+        .precision(prec);
+    // whole 64-row chunks; the last chunk of 128 bytes of columns holds 8 of them
+    let columns = Problem::new(2 * bm, bn + 8, 2 * bk)
+        .trans(spec.trans_a, spec.trans_b)
+        .precision(prec);
+    [
+        ("tail", tail),
+        ("odd n", odd_n),
+        ("edge", edge),
+        ("columns", columns),
+    ]
+}
+
+fn run<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    registers: &Context,
+    spec: &KernelSpec,
+    rng: &mut Rng,
+) {
+    for (label, p) in shapes(spec) {
+        let case = Case::<I, O>::new(format!("{} {label}", spec.name), p, rng);
+        let by_tma = case.run_with(ctx, Some(spec.name));
+        case.verify_on(spec.name, &by_tma, tol_kernel(spec, case.p.k));
+        let from_registers = case.run_with(registers, Some(spec.name));
+        let differ = by_tma
+            .iter()
+            .zip(&from_registers)
+            .filter(|(x, y)| x != y)
+            .count();
+        assert_eq!(
+            differ,
+            0,
+            "{}: {differ} of {} elements of C differ between TMA and register stores",
+            case.label,
+            by_tma.len()
+        );
+    }
+}
+
+#[test]
+fn tma_store_matches_register_stores_bit_for_bit() {
+    let Some(ctx) = hopper() else { return };
+    assert!(ctx.tma_store(), "the default context stores C by TMA");
+    let Some(registers) = gpu_with_options(ContextOptions {
+        tma_store: false,
+        ..Default::default()
+    }) else {
+        return;
+    };
+    let mut rng = Rng::for_test("tma_store_matches_register_stores_bit_for_bit");
+    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
+    let kernels: Vec<_> = ctx
+        .kernels()
+        .into_iter()
+        .filter(|k| stores_c_by_tma(k) && k.name.contains(filter.as_str()))
+        .collect();
+    assert!(
+        !kernels.is_empty() || !filter.is_empty(),
+        "a Hopper context with no kernel that stores C by TMA"
+    );
+    for spec in kernels {
+        with_kernel_elems!(spec, run(ctx, &registers, spec, &mut rng));
+    }
+}
