@@ -39,22 +39,16 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 4] {
         Precision::Default
     };
     // TMA needs 16-byte-aligned leading dimensions and batch strides: pad each one past a
-    // multiple of 8 elements
+    // multiple of 8 elements; two batch items
     let pad = |x: usize| (8 - x % 8) % 8 + 8;
-    // N a multiple of 8 elements (rows of whole 16-byte pieces: `tcgemm`'s `stores_c_by_tma`)
-    let tail = Problem::new(bm + 3, 2 * bn - 8, 3 * bk + 1)
-        .trans(spec.trans_a, spec.trans_b)
-        .scale(1.5, 0.0)
-        .precision(prec);
-    let (ca, cb, n) = (tail.a_cols(), tail.b_cols(), tail.n);
-    let tail = tail.pad_ld(pad(ca), pad(cb), pad(n)).batched(2);
-    // the same with N odd: rows end inside a 16-byte piece, so C goes from the registers
-    let odd_n = Problem::new(bm + 3, 2 * bn - 5, 3 * bk + 1)
-        .trans(spec.trans_a, spec.trans_b)
-        .scale(1.5, 0.0)
-        .precision(prec);
-    let (ca, cb, n) = (odd_n.a_cols(), odd_n.b_cols(), odd_n.n);
-    let odd_n = odd_n.pad_ld(pad(ca), pad(cb), pad(n)).batched(2);
+    let tail = |n: usize| {
+        let p = Problem::new(bm + 3, n, 3 * bk + 1)
+            .trans(spec.trans_a, spec.trans_b)
+            .scale(1.5, 0.0)
+            .precision(prec);
+        let (ca, cb, n) = (p.a_cols(), p.b_cols(), p.n);
+        p.pad_ld(pad(ca), pad(cb), pad(n)).batched(2)
+    };
     let edge = Problem::new(bm + bm / 2 + 8, bn + bn / 2 + 8, 8 * bk)
         .trans(spec.trans_a, spec.trans_b)
         .scale(-0.75, 0.0)
@@ -64,8 +58,10 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 4] {
         .trans(spec.trans_a, spec.trans_b)
         .precision(prec);
     [
-        ("tail", tail),
-        ("odd n", odd_n),
+        // N a multiple of 8 elements (rows of whole 16-byte pieces: `tcgemm`'s `stores_c_by_tma`)
+        ("tail", tail(2 * bn - 8)),
+        // N odd: rows end inside a 16-byte piece, so C goes from the registers
+        ("odd n", tail(2 * bn - 5)),
         ("edge", edge),
         ("columns", columns),
     ]

@@ -6,19 +6,20 @@
 //!
 //! Thread `(w, g, q)` (warp `w` of the warpgroup, `g` = lane/4, `q` = lane%4) holds, for each
 //! 8-column block `j`, columns `8j + 2q, +1` of rows `16w + g` and `+ 8` as `d[4j..4j+4]`. A chunk
-//! lands in one of the consumer's buffers of 8 KiB (two, taken in turn; one where the tile's stages
-//! leave room for no more) (row `r` at `128·r`, its 16-byte piece `x`
-//! at position `x ^ (r % 8)`, the layout TMA's 128-byte swizzle reads): 16-bit output by
+//! lands in one of the consumer's buffers of 8 KiB (two, taken in turn; one where the tile's
+//! stages leave room for no more), laid out as TMA's 128-byte swizzle reads it: row `r` at
+//! `128·r`, its 16-byte piece `x` at position `x ^ (r % 8)`. 16-bit output goes in by
 //! `stmatrix.x4` (four 8×8 blocks per instruction, the accumulator fragment's own layout), f32
-//! output by 8-byte stores. Both are free of bank conflicts: eight consecutive rows put a piece in
-//! eight positions.
+//! output by 8-byte stores; both are free of bank conflicts (eight consecutive rows put a piece in
+//! eight positions).
 //!
 //! Per chunk: the warpgroup's first thread waits until the bulk copy that last read the buffer
 //! (two chunks ago, or the last one with a single buffer; at a tile's first chunk every earlier
-//! copy, a mainloop ago) is done reading it; a named barrier; every thread writes its part; each fences
-//! its writes for the async proxy; the barrier again; the first thread issues the copy and commits
-//! it as a bulk group. TMA writes only the box's elements inside the tensor: tails need no code.
-//! [`drain`] waits for every copy before the kernel ends.
+//! copy, a mainloop ago) is done reading it; a named barrier; every thread writes its part and
+//! fences its writes for the async proxy; the barrier again; the first thread issues the copy and
+//! commits it as a bulk group. TMA writes only the box's elements inside the tensor, so tails need
+//! no code, but it writes whole 16-byte pieces of a row: C's rows must be whole pieces (the host's
+//! rule). [`drain`] waits for every copy before the kernel ends.
 
 use super::OutputElem;
 use crate::arch::opaque::unhoisted;
@@ -40,9 +41,10 @@ pub const CHUNK_BYTES: u32 = CHUNK_ROWS * 128;
 /// in the warpgroup.
 ///
 /// # Safety
-/// Executed convergently by all 128 threads of one warpgroup; `map_c` returns
-/// the generic address of C's tensor map (called by the issuing thread where it issues), encoded for `O` with boxes of 128 bytes × 64 rows and
-/// the 128-byte swizzle; `bufs` is shared memory no other thread touches.
+/// Executed convergently by all 128 threads of one warpgroup. `map_c` returns the generic address
+/// of C's tensor map (called by the issuing thread where it issues), encoded for `O` with boxes of
+/// 128 bytes × 64 rows and the 128-byte swizzle over rows of whole 16-byte pieces; `bufs` is
+/// shared memory no other thread touches.
 #[inline(always)]
 pub unsafe fn store_tile<O: OutputElem, const ACC: usize>(
     d: &[f32; ACC],
@@ -125,9 +127,10 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize>(
     });
 }
 
-/// Waits until the warpgroup's bulk copies of C are complete; called by thread `t == 0` of each
-/// consumer warpgroup that stored with [`store_tile`] (the others issued none), before the kernel
-/// ends and its shared memory is released.
+/// Waits until the warpgroup's bulk copies of C are complete, before the kernel ends and its shared
+/// memory is released: called by the threads of each consumer warpgroup that stored with
+/// [`store_tile`] (`t`: the index in the warpgroup; only the first thread issued copies, so only it
+/// waits).
 ///
 /// # Safety
 /// None beyond the bulk copies' own contract.

@@ -38,7 +38,8 @@
 //!
 //! Epilogue: `tma_store::store_tile` where the host set `flags::TMA_STORE_C` (`beta == 0`, C
 //! suits TMA; not from register-sourced A's permuted rows): chunks of 64 rows × 128 bytes through
-//! two shared buffers per consumer, each stored by one TMA bulk copy while the consumer goes on.
+//! one or two shared buffers per consumer, each stored by one TMA bulk copy while the consumer
+//! goes on.
 //! Otherwise `store_rows` (16-byte stores straight from the accumulators, after a shuffle inside
 //! each quad of lanes), or `store_pairs` for a 16-bit C to read.
 //!
