@@ -10,10 +10,10 @@
 //! stride of 0) gets a batch extent of 1 and the kernel reads item 0 for every `z`
 //! (`flags::TMA_BATCH_A/B` say which).
 //!
-//! C gets a map too where the consumers may store it by TMA ([`stores_c_by_tma`]: `beta == 0` and
-//! C's base, `ldc` and batch stride 16-byte aligned): `(n, m, batch)` with boxes of 128 bytes of
-//! columns × 64 rows, the 128-byte swizzle (`epilogue::tma_store` writes its chunks so); TMA
-//! writes only the elements inside the map, so tails need no code there either.
+//! C gets a map too where the consumers may store it by TMA ([`stores_c_by_tma`]: `beta == 0`, and
+//! C's base, `ldc`, batch stride and rows whole 16-byte pieces): `(n, m, batch)` with boxes of 128
+//! bytes of columns × 64 rows, the 128-byte swizzle (`epilogue::tma_store` writes its chunks so);
+//! TMA writes only the elements inside the map, so tails need no code there either.
 
 use crate::error::{invalid, Result};
 use cudarc::driver::sys::{
@@ -188,7 +188,8 @@ fn encode_3d(
 /// write it: base, `ldc` and batch stride in bytes multiples of 16 (the TMA kernels' dispatch rule
 /// asks as much, the f32 slices of a split along K have it too), each under 2⁴⁰, and rows of a
 /// whole number of 16-byte pieces (`n` elements): a bulk store writes whole 16-byte pieces of a
-/// row, past `n` where `n` ends inside one (seen on the H200: f32 C, `n` = 507, column 507 written).
+/// row, past `n` where `n` ends inside one (seen on the H200: f32 C, `n` = 507, column 507
+/// written).
 pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
     let eb = u64::from(spec.output.bytes());
     let fits = |bytes: u64| bytes % 16 == 0 && bytes < 1 << 40;

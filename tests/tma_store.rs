@@ -8,7 +8,8 @@
 //! also fails a write outside C's entries (padding, the gap between batch items).
 //! `TCGEMM_KERNEL_FILTER=SUBSTRING` narrows it (sanitizer runs).
 //!
-//! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
+//! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless
+//! `TCGEMM_REQUIRE_GPU=1`).
 
 use tcgemm::{Context, ContextOptions, Family, KernelSpec, Math, Precision, Role};
 use tcgemm_testkit::*;

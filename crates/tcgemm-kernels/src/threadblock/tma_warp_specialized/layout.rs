@@ -84,8 +84,9 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
 /// registers (C need not suit TMA): no buffers for C.
 ///
 /// ```
-/// use tcgemm_kernels::{config::GemmShape, threadblock::tma_warp_specialized::smem_bytes_thread_copies};
-/// assert_eq!(smem_bytes_thread_copies(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
+/// use tcgemm_kernels::config::GemmShape;
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::smem_bytes_thread_copies as bytes;
+/// assert_eq!(bytes(GemmShape::new(128, 128, 64), 6), 1024 + 6 * 32 * 1024 + 144);
 /// ```
 pub const fn smem_bytes_thread_copies(block: GemmShape, stages: u32) -> u32 {
     1024 + stages * (block.m + block.n) * ROW_BYTES + stages * 24
