@@ -1,6 +1,8 @@
 //! Every kernel of every loaded module, by name, on one tail shape (no dimension a tile multiple,
 //! misaligned bases, padded leading dimensions, beta ≠ 0, two batch items), the same with beta = 0
-//! (the Hopper kernels' C stored by TMA), one full-tile shape and one aligned shape with edge tiles.
+//! (C not read; its odd N keeps the Hopper kernels on their register stores), one full-tile shape
+//! and one aligned shape with edge tiles (beta = 0 and rows of whole 16-byte pieces: the Hopper
+//! kernels store C by TMA there; `tests/tma_store.rs` covers that path's tails).
 //! Small on purpose: the GPU bundle runs it under `compute-sanitizer` (memcheck, racecheck,
 //! synccheck, initcheck) with the filter `every_kernel`; `TCGEMM_KERNEL_FILTER=SUBSTRING` limits it to
 //! the kernels whose names contain SUBSTRING.
@@ -37,7 +39,7 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
     } else {
         tail.pad_ld(1, 3, 1).offsets(1, 1, 1).batched(2)
     };
-    // C not read: where C suits TMA (the TMA kernels' padded tail), it is stored by TMA
+    // C not read (N odd: rows end inside a 16-byte piece, so the TMA kernels store from registers)
     let tail0 = Problem {
         beta: 0.0,
         ..tail.clone()
