@@ -260,9 +260,10 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// The thread-copy kernels ([`Family::LdgWarpSpecialized`]) are candidates only where TMA cannot
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
 /// kernels measured faster. The stream kernels ([`Family::CudaCoreStream`]) are candidates only
-/// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates only for
+/// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates for
 /// batches of short items ([`short_items`]), and there the cooperative `wgmma` kernels of their
-/// maths are not.
+/// maths are not; and, beside the cooperative ones, for 16-bit calls that fill one wave with
+/// thin tiles ([`one_wave_of_thin_tiles`]).
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
@@ -305,9 +306,11 @@ pub(crate) fn select<'a>(
         .filter(|s| s.family != Family::CudaCoreStream || streams(s, p))
         .map(|s| (s, cut(s)))
         .collect();
-    // ping-pong tiles for short items alone, and there in place of the cooperative `wgmma` tiles
-    // of their maths (see `short_items`)
+    // ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
+    // their maths (see `short_items`); and, beside them, 16-bit calls of one wave of thin tiles
+    // (see `one_wave_of_thin_tiles`)
     let short = short_items(p);
+    let thin = sm_count.is_some_and(|sms| one_wave_of_thin_tiles(p, sms));
     let ping_pong = |m: Math| {
         candidates
             .iter()
@@ -317,7 +320,11 @@ pub(crate) fn select<'a>(
         .iter()
         .copied()
         .filter(|&(s, _)| match s.family {
-            Family::TmaPingPong => short,
+            Family::TmaPingPong => {
+                short
+                    || (thin
+                        && matches!(s.math, Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16))
+            }
             f if f.needs_tma() => !(short && ping_pong(s.math)),
             _ => true,
         })
@@ -408,6 +415,24 @@ pub(crate) fn streams(spec: &KernelSpec, p: &Problem) -> bool {
 pub(crate) fn short_items(p: &Problem) -> bool {
     let g = p.gemm();
     g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
+}
+
+/// Whether `p` is a single product with at most 64 rows or columns whose 64×64 tiles fill one
+/// wave of `sm_count` SMs at least 90% (and no more): there the 64×64 ping-pong tiles of the
+/// 16-bit maths are candidates beside the cooperative tiles, each CTA computing one whole tile
+/// (no cut along K), where the 64×128 or 128×64 tile's half as many items leave half the SMs
+/// idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`]).
+///
+/// Measured on the H200 (f16, forced, same session, two sessions' runs): 64×8192×8192 215–220
+/// TFLOPS on the 64×64 ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS
+/// 227–231), 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204). Where
+/// both dimensions exceed 64 (128×4096×4096, 128 tiles) the 64×64 tile tied (183 against
+/// 188–196), and TF32 was not measured so; docs/hopper-log.md, session 29.
+pub(crate) fn one_wave_of_thin_tiles(p: &Problem, sm_count: u32) -> bool {
+    let g = p.gemm();
+    let tiles = (g.m as u64).div_ceil(64) * (g.n as u64).div_ceil(64);
+    let sms = u64::from(sm_count);
+    g.batch == 1 && g.m.min(g.n) <= 64 && 10 * tiles >= 9 * sms && tiles <= sms
 }
 
 /// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than

@@ -1,5 +1,5 @@
-//! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and nothing
-//! else.
+//! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and 16-bit
+//! calls of one wave of thin tiles.
 
 use super::tests::context_cut;
 use super::*;
@@ -69,6 +69,8 @@ fn long_or_large_items_keep_the_cooperative_tiles() {
             Gemm::new(512, 512, 64).batch(64),
             Gemm::new(128, 128, 4096).batch(100),
             Gemm::new(8192, 8192, 64),
+            // more than 64 rows and columns: 128 tiles of 64×64, but not thin
+            Gemm::new(128, 4096, 4096),
         ] {
             let g = g.precision(precision);
             for (pp, _, _) in picks(g, input, output, tf32) {
@@ -86,4 +88,47 @@ fn short_items_are_batched_and_at_most_128_cubed() {
     assert!(!short(Gemm::new(129, 128, 128).batch(2)));
     assert!(!short(Gemm::new(128, 129, 128).batch(2)));
     assert!(!short(Gemm::new(128, 128, 129).batch(2)));
+}
+
+#[test]
+fn one_wave_of_thin_16_bit_tiles_takes_the_64x64_ping_pong_tile() {
+    for (input, output, tf32) in PATHS {
+        for g in [Gemm::new(64, 8192, 8192), Gemm::new(8192, 64, 8192)] {
+            let g = if tf32 {
+                g.precision(Precision::Tf32)
+            } else {
+                g
+            };
+            let want = if tf32 {
+                // TF32: not measured so, the cooperative tiles
+                None
+            } else {
+                Some((true, 64, 64))
+            };
+            for pick in picks(g, input, output, tf32) {
+                match want {
+                    Some(w) => assert_eq!(pick, w, "{input:?} {g:?}"),
+                    None => assert!(!pick.0, "{input:?} {g:?}"),
+                }
+            }
+        }
+    }
+    let thin = |m, n| {
+        one_wave_of_thin_tiles(
+            &problem(&Gemm::new(m, n, 4096), Elem::F16, Elem::F16, false),
+            132,
+        )
+    };
+    // 128 tiles of 64×64 on 132 SMs (97%): one wave; 64 tiles (48%) or 130 with 65 rows: not
+    assert!(thin(64, 8192) && thin(8192, 64) && thin(33, 7680));
+    assert!(!thin(64, 4096) && !thin(65, 8192) && !thin(64, 8512) && !thin(128, 4096));
+    assert!(!one_wave_of_thin_tiles(
+        &problem(
+            &Gemm::new(64, 8192, 4096).batch(2),
+            Elem::F16,
+            Elem::F16,
+            false
+        ),
+        132
+    ));
 }
