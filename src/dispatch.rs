@@ -418,12 +418,13 @@ pub(crate) fn short_items(p: &Problem) -> bool {
 }
 
 /// Whether `p` is a single product with at most 64 rows or columns whose 64×64 tiles fill one
-/// wave of `sm_count` SMs at least 90% (and no more): there the 64×64 ping-pong tiles of the
-/// 16-bit maths are candidates beside the cooperative tiles, each CTA computing one whole tile
-/// (no cut along K), where the 64×128 or 128×64 tile's half as many items leave half the SMs
-/// idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`]).
+/// wave of `sm_count` SMs at least 90% (and no more): there the ping-pong tiles of the 16-bit
+/// maths are candidates beside the cooperative tiles (the 64×64 one fills the wave, each CTA
+/// computing one whole tile, no cut along K), where the 64×128 or 128×64 tile's half as many
+/// items leave half the SMs idle or share their k-tiles out (stream-K). The model then ranks
+/// them ([`cost`]).
 ///
-/// Measured on the H200 (f16, forced, same session, two sessions' runs): 64×8192×8192 215–220
+/// Measured on the H200 (f16, kernels forced, two device sessions): 64×8192×8192 215–220
 /// TFLOPS on the 64×64 ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS
 /// 227–231), 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204). Where
 /// both dimensions exceed 64 (128×4096×4096, 128 tiles) the 64×64 tile tied (183 against
