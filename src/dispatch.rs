@@ -194,10 +194,16 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
 /// bf16 0.81–1.03× either way), so those keep the `wgmma` tile (docs/decode-log.md, "16 rows of
 /// 16-bit inputs").
 pub(crate) fn free_wgmma_rows(math: Math) -> core::ops::RangeInclusive<u64> {
-    match math {
-        Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16 => 17..=64,
-        _ => 16..=64,
+    if sixteen_bit(math) {
+        17..=64
+    } else {
+        16..=64
     }
+}
+
+/// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
+fn sixteen_bit(math: Math) -> bool {
+    matches!(math, Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16)
 }
 
 /// How much of the computed tile area is padding, in classes of a factor √2:
@@ -320,11 +326,7 @@ pub(crate) fn select<'a>(
         .iter()
         .copied()
         .filter(|&(s, _)| match s.family {
-            Family::TmaPingPong => {
-                short
-                    || (thin
-                        && matches!(s.math, Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16))
-            }
+            Family::TmaPingPong => short || (thin && sixteen_bit(s.math)),
             f if f.needs_tma() => !(short && ping_pong(s.math)),
             _ => true,
         })

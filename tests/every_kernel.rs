@@ -11,7 +11,7 @@
 //! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
 //! roundoff of a 16-bit output (`tests/half.rs`).
 
-use tcgemm::{Context, KernelSpec, Math, Precision, Role};
+use tcgemm::{Context, KernelSpec, Math, Role};
 use tcgemm_testkit::*;
 
 fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
@@ -20,11 +20,7 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
         spec.block.n as usize,
         spec.block.k as usize,
     );
-    let prec = if spec.math == Math::MmaTf32 {
-        Precision::Tf32
-    } else {
-        Precision::Default
-    };
+    let prec = kernel_precision(spec);
     let tail = Problem::new(bm + 3, 2 * bn - 5, 3 * bk + 1)
         .trans(spec.trans_a, spec.trans_b)
         .scale(1.5, -0.5)

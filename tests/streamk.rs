@@ -10,7 +10,7 @@
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
 use half::{bf16, f16};
-use tcgemm::{Context, ContextOptions, KernelSpec, Math, Precision, Role};
+use tcgemm::{Context, ContextOptions, KernelSpec, Precision, Role};
 use tcgemm_testkit::*;
 
 /// At most this many multiply-adds get a full reference; above it the reference samples entries.
@@ -74,11 +74,7 @@ fn check<I: TestElem, O: TestElem>(
 fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 2] {
     let tile = spec.c_tile();
     let (tm, tn, bk) = (tile.m as usize, tile.n as usize, spec.block.k as usize);
-    let prec = if spec.math == Math::MmaTf32 {
-        Precision::Tf32
-    } else {
-        Precision::Default
-    };
+    let prec = kernel_precision(spec);
     let one_wave = Problem::new(12 * tm - 5, 6 * tn - 3, 64 * bk + 7)
         .trans(spec.trans_a, spec.trans_b)
         .scale(1.5, -0.5)

@@ -11,7 +11,7 @@
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless
 //! `TCGEMM_REQUIRE_GPU=1`).
 
-use tcgemm::{Context, ContextOptions, Family, KernelSpec, Math, Precision, Role};
+use tcgemm::{Context, ContextOptions, Family, KernelSpec, Role};
 use tcgemm_testkit::*;
 
 /// The Hopper context, or `None` (nothing to test) on other GPUs.
@@ -34,11 +34,7 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 4] {
         spec.block.n as usize,
         spec.block.k as usize,
     );
-    let prec = if spec.math == Math::MmaTf32 {
-        Precision::Tf32
-    } else {
-        Precision::Default
-    };
+    let prec = kernel_precision(spec);
     // TMA needs 16-byte-aligned leading dimensions and batch strides: pad each one past a
     // multiple of 8 elements; two batch items
     let pad = |x: usize| (8 - x % 8) % 8 + 8;

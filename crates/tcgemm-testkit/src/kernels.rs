@@ -1,8 +1,24 @@
 //! Which kernel can run which call: the one place the tests ask it.
 
-use tcgemm::{can_implement, Context, KernelSpec, RawBuffer};
+use tcgemm::{can_implement, Context, KernelSpec, Math, Precision, RawBuffer};
 
 use crate::problem::{Layout, Problem};
+
+/// The precision a call forced onto kernel `spec` by name asks for: [`Precision::Tf32`] for the
+/// TF32 kernels (f32 inputs on `MmaTf32`), else [`Precision::Default`].
+///
+/// ```
+/// use tcgemm_kernels::config::find_kernel;
+/// let tf32 = find_kernel("tf32_nt_128x256x32_w64x256_s4_tma").unwrap();
+/// assert_eq!(tcgemm_testkit::kernel_precision(tf32), tcgemm::Precision::Tf32);
+/// ```
+pub fn kernel_precision(spec: &KernelSpec) -> Precision {
+    if spec.math == Math::MmaTf32 {
+        Precision::Tf32
+    } else {
+        Precision::Default
+    }
+}
 
 /// Whether kernel `spec` accepts the call `p`: the library's own rule,
 /// [`tcgemm::can_implement`], asked about `p`'s views at their offsets from 256-byte-aligned
