@@ -11,7 +11,7 @@
 //! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
 //! roundoff of a 16-bit output (`tests/half.rs`).
 
-use tcgemm::{Context, KernelSpec, Math, Role};
+use tcgemm::{Context, Family, KernelSpec, Math, Role};
 use tcgemm_testkit::*;
 
 fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
@@ -59,10 +59,21 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
 
 fn run<I: TestElem, O: TestElem>(ctx: &Context, spec: &KernelSpec, rng: &mut Rng) {
     for (label, p) in shapes(spec) {
-        let case = Case::<I, O>::new(format!("{} {label}", spec.name), p, rng);
-        let out = case.run_with(ctx, Some(spec.name));
-        case.verify_on(spec.name, &out, tol_kernel(spec, case.p.k));
+        check::<I, O>(ctx, spec, &label, p, rng);
     }
+}
+
+/// `p` on kernel `spec`, against the f64 reference with the kernel's tolerance.
+fn check<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    spec: &KernelSpec,
+    label: &str,
+    p: Problem,
+    rng: &mut Rng,
+) {
+    let case = Case::<I, O>::new(format!("{} {label}", spec.name), p, rng);
+    let out = case.run_with(ctx, Some(spec.name));
+    case.verify_on(spec.name, &out, tol_kernel(spec, case.p.k));
 }
 
 #[test]
@@ -79,6 +90,45 @@ fn every_kernel_tail_and_full_shape() {
     assert!(!kernels.is_empty(), "a GPU context with no runnable kernel");
     for spec in kernels {
         with_kernel_elems!(spec, run(ctx, spec, &mut rng));
+    }
+}
+
+/// The ping-pong kernels ([`Family::TmaPingPong`]) with three or four work items per CTA, each of
+/// more k-tiles than the kernel has stages: every CTA's two consumers take turns twice,
+/// and the ring of stages runs several fills ahead of one consumer's next item while the other
+/// computes (dispatch sends them only short items or one per CTA; `gemm_with_kernel` may send
+/// any). Odd sizes, beta ≠ 0. Before the consumers' k-loops were ordered (`PING_PONG_ORDER` in
+/// `threadblock::tma_warp_specialized`), a consumer waited for its next item's k-tiles while the
+/// ring was fills behind and, an `mbarrier` parity not telling fills apart, read another item's
+/// stage or waited forever (H200: TF32 `nn` 64×128 at 2048³ never returned); and with one ordering
+/// barrier for both directions, a CTA of three or more short items could wait forever.
+#[test]
+fn every_kernel_ping_pong_on_several_long_items_per_cta() {
+    let Some(ctx) = gpu() else { return };
+    let mut rng = Rng::for_test("every_kernel_ping_pong_on_several_long_items_per_cta");
+    let sms = ctx.capabilities().sm_count as usize;
+    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
+    for spec in ctx.kernels() {
+        if spec.family != Family::TmaPingPong || !spec.name.contains(filter.as_str()) {
+            continue;
+        }
+        let (bm, bn, bk) = (
+            spec.block.m as usize,
+            spec.block.n as usize,
+            spec.block.k as usize,
+        );
+        // 3·SMs + 5 items: each CTA runs three or four, the consumers taking turns twice; k spans
+        // stages + 1 k-tiles and a tail (few rows: the consumer computes the whole tile all the
+        // same, the reference less)
+        let p = Problem::new(bm.min(5), bn - 7, (spec.stages as usize + 1) * bk + 5)
+            .trans(spec.trans_a, spec.trans_b)
+            .scale(0.75, 0.5)
+            .precision(kernel_precision(spec));
+        // TMA reads 16-byte-aligned rows: each leading dimension padded past a multiple of 8
+        let pad = |x: usize| (8 - x % 8) % 8 + 8;
+        let (ca, cb, n) = (p.a_cols(), p.b_cols(), p.n);
+        let p = p.pad_ld(pad(ca), pad(cb), pad(n)).batched(3 * sms + 5);
+        with_kernel_elems!(spec, check(ctx, spec, "several long items", p, &mut rng));
     }
 }
 

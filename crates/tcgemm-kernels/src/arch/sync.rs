@@ -22,6 +22,18 @@ pub unsafe fn sync_named(id: u32, threads: u32) {
     asm!("bar.sync {0}, {1};", in(reg32) id, in(reg32) threads, options(nostack));
 }
 
+/// `bar.arrive id, threads;` — counts this warp's threads in barrier `id` (1–15) without waiting:
+/// the barrier completes, and its [`sync_named`] callers go on, once `threads` threads arrived or
+/// synced. A producer's half of an ordering between warp groups.
+///
+/// # Safety
+/// Behavior is undefined unless the arrivals and syncs on `id` add up to exactly `threads` each
+/// time the barrier is used, the same warps each time.
+#[inline(always)]
+pub unsafe fn arrive_named(id: u32, threads: u32) {
+    asm!("bar.arrive {0}, {1};", in(reg32) id, in(reg32) threads, options(nostack));
+}
+
 /// `bar.red.or.pred` on barrier 0 — a block-wide barrier (as [`sync_threads`]) that returns, on
 /// every thread, whether `p` was true on any thread.
 ///

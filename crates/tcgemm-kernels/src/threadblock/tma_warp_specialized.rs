@@ -13,7 +13,8 @@
 //!   a 128-row tile, or columns `WN·c..WN·c+WN` of a 64-row one (`WN` = [`consumer_cols`]: BN,
 //!   or BN / 2); under ping-pong (`PING_PONG`, the `TmaPingPong` family) it owns whole tiles, the
 //!   CTA's work units `c, c + 2, …`, so that one consumer's epilogue runs beside the other's
-//!   `wgmma`s (a stage then has one consumer, whose 128 threads free it). Per k-tile it waits on
+//!   `wgmma`s (a stage then has one consumer, whose 128 threads free it; a consumer starts its
+//!   unit's k-loop once the other has finished the previous unit's, `PING_PONG_ORDER`). Per k-tile it waits on
 //!   `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes of k; `WN / 2` f32 accumulators per
 //!   thread), commits, waits until only this group is pending, and releases the previous k-tile's
 //!   stage (`empty`), whose `wgmma`s have now completed.
@@ -85,7 +86,7 @@ use {
     crate::arch::mbarrier,
     crate::arch::opaque::unhoisted,
     crate::arch::smem::base,
-    crate::arch::sync::sync_threads,
+    crate::arch::sync::{arrive_named, sync_named, sync_threads},
     crate::arch::tma,
     crate::arch::wgmma,
     crate::config::GemmShape,
@@ -107,6 +108,18 @@ use {
         LDG_PRODUCER_REGS, MN_BOX_BYTES, MN_SLICE_BYTES, SLICES, TBLOCK, TRANSPOSERS,
     },
 };
+
+/// Named barriers that order the ping-pong consumers' k-loops: the consumer of a CTA's work unit
+/// `u + 1` waits (`bar.sync`) until the consumer of unit `u` has waited for all of that unit's
+/// k-tiles (`bar.arrive`, both consumers' 256 threads counted). Without it a consumer would wait
+/// for a k-tile of its next unit while the ring is more than one fill behind, and an `mbarrier`
+/// parity wait cannot tell those fills apart (a unit of as many k-tiles as stages reads another
+/// unit's stage). One barrier per direction, `PING_PONG_ORDER + c` for consumer `c`'s arrivals:
+/// on one barrier a consumer's next arrival could land in the use the other has not yet synced
+/// on, and complete it without that consumer (1000 items of 64³ never returned). Barriers 1–3
+/// are the consumers' own and the cluster split's.
+#[cfg(target_feature = "sm_90a")]
+const PING_PONG_ORDER: u32 = 4;
 
 /// Computes the block's work items. `maps` reads the generic address of the kernel's `TmaParams`
 /// (A's tensor map at +0, B's at +128, C's at +256), called where a map is used.
@@ -507,6 +520,11 @@ unsafe fn gemm_with_accumulators<
                     it = end;
                     continue;
                 }
+                // the unit before this one: its consumer (the other) has waited for all of its
+                // k-tiles
+                if units > 1 {
+                    sync_named(PING_PONG_ORDER + (1 - c), 256);
+                }
             }
             // what follows the k-loop, decided before it (one value live across it)
             let peers = sched.peers(unit);
@@ -572,6 +590,10 @@ unsafe fn gemm_with_accumulators<
             wgmma::wait_group::<0>();
             // the unit's last stage is free too: the producer may run ahead into the next unit
             mbarrier::arrive(empty((it - 1) % STAGES));
+            // ping-pong: the next unit's consumer may start waiting for its k-tiles
+            if PING_PONG && sched.next(&mut { cur }).is_some() {
+                arrive_named(PING_PONG_ORDER + c, 256);
+            }
             if T::ADD_K_TILES {
                 d = sum;
             }
