@@ -8,7 +8,7 @@ use crate::error::{invalid, Error, Result};
 use crate::gemm::{Gemm, Precision};
 use crate::problem::{Problem, Signature};
 use crate::rules::{can_implement, check_signature, tma_reads_ab};
-use tcgemm_kernels::config::{Elem, Family, KernelSpec, Math, Role};
+use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math, Role};
 
 /// Every precision, in declaration order (for the messages that list what exists).
 const PRECISIONS: [Precision; 5] = [
@@ -301,22 +301,12 @@ pub(crate) fn select<'a>(
             .position(|&m| m == s.math)
             .unwrap_or(usize::MAX)
     };
-    let ab_by_tma = tma_reads_ab(p);
     // each usable candidate with its cut, computed once
     let candidates: Vec<(&KernelSpec, KSplit)> = specs
         .iter()
         .filter(|s| can_implement(s, p).is_ok() && usable(s))
-        // thread copies only where TMA cannot read A or B (see `tma_reads_ab`)
-        .filter(|s| s.family != Family::LdgWarpSpecialized || !ab_by_tma)
-        // stream kernels only where they read what the others cannot (see `streams`)
-        .filter(|s| s.family != Family::CudaCoreStream || streams(s, p))
         .map(|s| (s, cut(s)))
         .collect();
-    // ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
-    // their maths (see `short_items`); and, beside them, 16-bit calls of one wave of thin tiles
-    // (see `one_wave_of_thin_tiles`)
-    let short = short_items(p);
-    let thin = sm_count.is_some_and(|sms| one_wave_of_thin_tiles(p, sms));
     let ping_pong = |m: Math| {
         candidates
             .iter()
@@ -325,11 +315,7 @@ pub(crate) fn select<'a>(
     let candidates: Vec<(&KernelSpec, KSplit)> = candidates
         .iter()
         .copied()
-        .filter(|&(s, _)| match s.family {
-            Family::TmaPingPong => short || (thin && sixteen_bit(s.math)),
-            f if f.needs_tma() => !(short && ping_pong(s.math)),
-            _ => true,
-        })
+        .filter(|&(s, _)| admits(s, p, sm_count, ping_pong))
         .collect();
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
     // persistent kernels that pad as much or more are out
@@ -392,6 +378,34 @@ pub(crate) fn select<'a>(
         .map(|(_, s)| s)
 }
 
+/// Whether [`select`] takes `spec`, which can implement `p`, as a candidate for `p` by its family
+/// (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate):
+/// - thread copies ([`Family::LdgWarpSpecialized`]) only where TMA cannot read A or B
+///   ([`tma_reads_ab`]);
+/// - stream kernels only where they read what the others cannot ([`streams`]);
+/// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
+///   their maths ([`short_items`]); and, beside them, 16-bit calls of one wave of thin tiles
+///   ([`one_wave_of_thin_tiles`]).
+pub(crate) fn admits(
+    spec: &KernelSpec,
+    p: &Problem,
+    sm_count: Option<u32>,
+    ping_pong: impl Fn(Math) -> bool,
+) -> bool {
+    let short = short_items(p);
+    match spec.family {
+        Family::LdgWarpSpecialized => !tma_reads_ab(p),
+        Family::CudaCoreStream => streams(spec, p),
+        Family::TmaPingPong => {
+            short
+                || (sixteen_bit(spec.math)
+                    && sm_count.is_some_and(|sms| one_wave_of_thin_tiles(spec.c_tile(), p, sms)))
+        }
+        f if f.needs_tma() => !(short && ping_pong(spec.math)),
+        _ => true,
+    }
+}
+
 /// Whether the stream kernel `spec` is a candidate for `p`: a call of at most its tile's rows (each
 /// tile row of C reads all of B) whose A or B is not 16-byte aligned. There the tensor-core
 /// kernels read that operand element by element, or the call is staged (a copy of B costs twice
@@ -419,21 +433,23 @@ pub(crate) fn short_items(p: &Problem) -> bool {
     g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
 }
 
-/// Whether `p` is a single product with at most 64 rows or columns whose 64×64 tiles fill one
-/// wave of `sm_count` SMs at least 90% (and no more): there the ping-pong tiles of the 16-bit
-/// maths are candidates beside the cooperative tiles (the 64×64 one fills the wave, each CTA
-/// computing one whole tile, no cut along K), where the 64×128 or 128×64 tile's half as many
-/// items leave half the SMs idle or share their k-tiles out (stream-K). The model then ranks
-/// them ([`cost`]).
+/// Whether `p` is a single product with at most 64 rows or columns whose tiles of `tile` (a
+/// ping-pong kernel's) fill one wave of `sm_count` SMs at least 90% (and no more): there that
+/// ping-pong tile, of a 16-bit math, is a candidate beside the cooperative tiles (filling the
+/// wave, each CTA computing one whole tile, no cut along K), where the 64×128 or 128×64 tile's
+/// half as many items leave half the SMs idle or share their k-tiles out (stream-K). The model
+/// then ranks them ([`cost`]). Only a tile that fills the wave itself: the 64×128 ping-pong tile's
+/// 64 items at 64×8192×8192, which the model would cut in two k-slices (a cut the tuning runs do
+/// not measure), ran 0.89× cuBLAS against the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
 ///
 /// Measured on the H200 (f16, kernels forced, two device sessions): 64×8192×8192 215–220
 /// TFLOPS on the 64×64 ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS
 /// 227–231), 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204). Where
 /// both dimensions exceed 64 (128×4096×4096, 128 tiles) the 64×64 tile tied (183 against
 /// 188–196), and TF32 was not measured so; docs/hopper-log.md, session 29.
-pub(crate) fn one_wave_of_thin_tiles(p: &Problem, sm_count: u32) -> bool {
+pub(crate) fn one_wave_of_thin_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let tiles = (g.m as u64).div_ceil(64) * (g.n as u64).div_ceil(64);
+    let tiles = p.tiles(tile);
     let sms = u64::from(sm_count);
     g.batch == 1 && g.m.min(g.n) <= 64 && 10 * tiles >= 9 * sms && tiles <= sms
 }
@@ -486,7 +502,8 @@ pub(crate) fn no_kernel_error(
     Error::Unsupported(msg)
 }
 
-mod cost;
+pub(crate) mod cost;
+pub(crate) mod rates;
 
 #[cfg(test)]
 mod error_tests;

@@ -52,6 +52,7 @@ mod streamk;
 mod test_support;
 mod tf32x3;
 mod tma;
+pub mod tune;
 mod workspace;
 
 pub use context::{Capabilities, Context, ContextOptions};

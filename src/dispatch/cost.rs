@@ -16,7 +16,8 @@
 //! blocks per SM quantize finer than the 128×128 tile's two: at 3000³ 1128 blocks are 2.85 of its
 //! waves, 576 are 2.18 of the 128×128 tile's (H200: 46.1 against 38.6 TFLOPS, docs/kernel-log.md).
 //!
-//! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the tile's [`steady_rate`].
+//! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the kernel's [`steady_rate`],
+//! fitted to measured times by `cargo xtask tune` ([`crate::tune`], `super::rates`).
 //! Dispatch compares the times of the candidates of one math in classes of [`CLASS_PERCENT`]
 //! (`⌊(time / the best time − 1) / 4%⌋`): within one class, an uncut schedule and then rank
 //! decide ([`super::select`]).
@@ -29,71 +30,24 @@
 
 use crate::problem::Problem;
 use crate::streamk::{self, PARTIAL_COST_KTILES};
-use tcgemm_kernels::config::{Family, KernelSpec, Math};
+use tcgemm_kernels::config::{Family, KernelSpec};
 
 use super::KSplit;
 
 /// Width of a time class, in percent of the best candidate's time.
 pub(crate) const CLASS_PERCENT: u128 = 4;
 
-/// Percent of the fastest 128×256 tile's throughput (on the same math) that a persistent
-/// kernel's tile reaches once its pipeline is full: measured on the H200 on 6144³ and 8192³ (whole
-/// waves of every tile), every kernel forced in one bench_report run, ours / cuBLAS over the
-/// fastest 128×256 tile's (docs/hopper-log.md, "128×192 tiles").
-///
-/// | tile | f16, bf16 | TF32 `nt` (TMA) | TF32 register-A | TF32 staged transposes | 3xTF32 |
-/// |---|---:|---:|---:|---:|---:|
-/// | 128×256 | 100 | 100 | 100 | 69–86 | — |
-/// | 128×192 | 89–91 | 92 | 92–93 | 66–80 | 100 (its widest) |
-/// | 128×128 | 72–80 | 82 | 68–72 | 47–67 | 79 |
-///
-/// "Staged transposes": the TF32 TMA kernels with an MN-major operand, which their producer
-/// transposes in shared memory (`nn`, `tn`, `tt`; the register-A kernels rank above them).
-///
-/// 64-row tiles (two `m64n64` consumers): 55. On whole waves (f16 `nt` 4096³, 8192³) they ran
-/// 0.70–0.74× the 128×256 tile, but they read B twice as often as a 128-row tile, which a model
-/// of multiply-adds alone does not see: at 256×4096×14336 (bound by reading B) the 128×256 tile
-/// in 4 k-slices ran 551 TFLOPS against their 439 unsplit, and 55 is the rate that keeps that
-/// order while they still win 1024×1024×4096 (402 TFLOPS unsplit against 314 for 128×128 tiles
-/// under stream-K). The 128×64 tiles (two `m64n64` consumers splitting the rows) share that rate:
-/// on whole waves they ran 0.62–0.68× (f16) and 0.50–0.63× (TF32) the 128×256 tile, below the
-/// 64-row tiles' 0.68–0.72× (6144³ and 8192³ `nt`, session 18), and rank below them; they are
-/// taken for few columns of C, where they pad least. Except in `nn` (B N-major, A K-major), where
-/// the 128×64 tile's MN-major B is half as wide as the 64×128 tile's: 16-bit 128×64 `nn` 60, TF32
-/// 64×128 `nn` (B transposed by the producer, twice the 128×64 tile's share) 45. Measured forced
-/// on the H200 (session 18), 128×64 against 64×128 `nn`: f16 1024³ 194 against 186 TFLOPS,
-/// 1024²×4096 386–397 against 358–365, 256×4096² 379–382 against 348–355, 8192×128×8192 390–400
-/// against 382 (and 363 on 128×128 streamed); TF32 1024³ 116–121 against 89–92; in `nt` they tie
-/// within 3%.
-///
-/// CUDA-core tiles (FFMA, compared only with each other): 128×128 100, 64×128 95, 32×128 90 (H200,
-/// forced in one bench_report run: 38.2 against 41.9 TFLOPS at 128×28672×8192 `nt`, where the
-/// 64×128 tile's 448 blocks are 1.13 of its waves, and 48.2 at 64×128256×4096; the 32×128 tile
-/// 44.7 at 32×128256×4096, 21.8 against the 64×128 tile's 19.8 at 128×4096×4096 unsplit).
+/// A kernel's steady rate: the rate at which it computes the busiest SM's multiply-adds, percent
+/// of the fastest kernel of its math, from the table [`super::rates::RATES`], which `cargo xtask
+/// tune` fits to times measured on the GPU ([`crate::tune`]). A kernel missing from the table
+/// (added since the last tuning run; a unit test keeps the table complete) ranks at
+/// [`UNTUNED_RATE`].
 pub(crate) fn steady_rate(spec: &KernelSpec) -> u128 {
-    let tf32_staged = spec.math == Math::MmaTf32
-        && spec.family == Family::TmaWarpSpecialized
-        && (spec.trans_a || !spec.trans_b);
-    let nn = !spec.trans_a && !spec.trans_b;
-    match (spec.math, spec.family, spec.block.m, spec.block.n) {
-        (_, Family::CudaCore, 32, _) => 90,
-        (_, Family::CudaCore, 64, _) => 95,
-        (_, Family::CudaCore, _, _) => 100,
-        (Math::MmaTf32x3, _, 128, 192) => 100,
-        (Math::MmaTf32x3, _, 128, 128) => 79,
-        (_, _, 128, 256) if tf32_staged => 75,
-        (_, _, 128, 192) if tf32_staged => 70,
-        (_, _, 128, 128) if tf32_staged => 55,
-        (_, _, 128, 256) => 100,
-        (_, _, 128, 192) => 91,
-        (_, Family::TmaRegisterA, 128, 128) => 70,
-        (_, _, 128, 128) => 80,
-        // `nn`: the MN-major B half as wide as the 64×128 tile's
-        (Math::MmaF16F32 | Math::MmaBf16F32, _, 128, 64) if nn => 60,
-        (_, _, 64, 128) if tf32_staged && nn => 45,
-        _ => 55,
-    }
+    crate::tune::table_rate(spec).map_or(UNTUNED_RATE, u128::from)
 }
+
+/// The steady rate of a kernel the tuning table does not list: half the fastest kernel's.
+pub(crate) const UNTUNED_RATE: u128 = 50;
 
 /// k-tiles the busiest SM computes for `p` with `spec` on `sms` SMs, cut as `cut` says (see the
 /// module docs); `None` for a kernel that is neither persistent nor a CUDA-core SGEMM tile.
@@ -229,6 +183,41 @@ mod tests {
             Some(6 * 22 + 6 * 20)
         );
         assert!(time(small, &p, 132, twelve) < time(narrow, &p, 132, twelve));
+    }
+
+    /// The tuning table lists every kernel the model ranks, once, by name in order, each with a
+    /// rate of 1 to 100, and only those.
+    #[test]
+    fn the_rate_table_covers_the_modelled_kernels() {
+        let table = crate::dispatch::rates::RATES;
+        assert!(table.windows(2).all(|w| w[0].0 < w[1].0), "sorted, unique");
+        for &(name, rate) in table {
+            let spec = find_kernel(name).unwrap_or_else(|| panic!("`{name}` is no kernel"));
+            assert!(
+                crate::tune::modelled(spec),
+                "`{name}` is not ranked by the model"
+            );
+            assert!((1..=100).contains(&rate), "`{name}`: {rate}");
+        }
+        for spec in KERNELS.iter().filter(|s| crate::tune::modelled(s)) {
+            assert_ne!(steady_rate(spec), 0);
+            assert!(
+                table.iter().any(|&(name, _)| name == spec.name),
+                "`{}` has no rate: run `cargo xtask tune`",
+                spec.name
+            );
+        }
+        // the fastest kernel of each math is 100
+        for math in KERNELS
+            .iter()
+            .filter(|s| crate::tune::modelled(s))
+            .map(|s| s.math)
+        {
+            let best = KERNELS
+                .iter()
+                .filter(|s| s.math == math && crate::tune::modelled(s));
+            assert_eq!(best.map(steady_rate).max(), Some(100), "{math:?}");
+        }
     }
 
     #[test]

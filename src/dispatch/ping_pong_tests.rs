@@ -113,16 +113,25 @@ fn one_wave_of_thin_16_bit_tiles_takes_the_64x64_ping_pong_tile() {
             }
         }
     }
+    let sixty_four = GemmShape::new(64, 64, 64);
     let thin = |m, n| {
         one_wave_of_thin_tiles(
+            sixty_four,
             &problem(&Gemm::new(m, n, 4096), Elem::F16, Elem::F16, false),
             132,
         )
     };
+    // the 64×128 tile's own 64 tiles at 64×8192: not a wave
+    assert!(!one_wave_of_thin_tiles(
+        GemmShape::new(64, 128, 64),
+        &problem(&Gemm::new(64, 8192, 4096), Elem::F16, Elem::F16, false),
+        132
+    ));
     // 128 tiles of 64×64 on 132 SMs (97%): one wave; 64 tiles (48%) or 130 with 65 rows: not
     assert!(thin(64, 8192) && thin(8192, 64) && thin(33, 7680));
     assert!(!thin(64, 4096) && !thin(65, 8192) && !thin(64, 8512) && !thin(128, 4096));
     assert!(!one_wave_of_thin_tiles(
+        sixty_four,
         &problem(
             &Gemm::new(64, 8192, 4096).batch(2),
             Elem::F16,

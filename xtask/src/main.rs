@@ -29,6 +29,9 @@ commands:
   ptx-diff DIR [--allow NAME|PREFIX*]...
                           compare the kept ptx/ with the copies in DIR kernel by kernel (`identical` or
                           `differs` per kernel); fails when a kernel differs that no --allow names
+  tune [ARGS...]          on a GPU machine: time every kernel dispatch's model ranks on a grid of
+                          shapes and write the fitted rates to src/dispatch/rates.rs and the
+                          measurements to docs/tune.md (ARGS: the tool's, e.g. --device 1)
   gpu-bundle [--out DIR]  release test, example, bench and tool binaries + PTX + ptxas report + run.sh
                           in DIR (default: bundle/), for a GPU machine without Rust
 ";
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
             [o, dir] if o == "--out" => bundle::gpu_bundle(&root, &absolute(&root, dir)),
             _ => Err(format!("unexpected arguments {:?}\n{HELP}", &args[1..])),
         },
+        Some("tune") => cmd_tune(&root, &args[1..]),
         Some("help" | "-h" | "--help") => {
             print!("{HELP}");
             Ok(())
@@ -73,6 +77,35 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `cargo xtask tune`: the `tune` tool (crates/tcgemm-tools), built in release, writing the table
+/// dispatch reads and its measurements into the repository.
+fn cmd_tune(root: &Path, args: &[String]) -> Result<(), String> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(root)
+        .args([
+            "run",
+            "--release",
+            "-p",
+            "tcgemm-tools",
+            "--bin",
+            "tune",
+            "--",
+        ])
+        .arg("--table")
+        .arg(root.join("src/dispatch/rates.rs"))
+        .arg("--log")
+        .arg(root.join("docs/tune.md"))
+        .args(args)
+        .status()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if status.success() {
+        println!("wrote src/dispatch/rates.rs and docs/tune.md: rebuild to dispatch with them");
+        Ok(())
+    } else {
+        Err(format!("tune failed ({status})"))
     }
 }
 

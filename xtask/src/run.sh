@@ -11,7 +11,7 @@
 #                            example NAME (gemm_demo, 01_first_gemm, ...) with ARGS; without NAME every
 #                            example with ARGS
 #   tool     [NAME] [ARGS...]
-#                            measuring tool NAME (bench_report, kernel_sweep, precision_study,
+#                            measuring tool NAME (bench_report, kernel_sweep, tune, precision_study,
 #                            f32_precision_study) with ARGS,
 #                            e.g. `run.sh tool bench_report --out $OUT`; without NAME every tool with ARGS
 #   bench    [ARGS...]       every bench binary with --bench ARGS (ARGS: a criterion filter, ...)

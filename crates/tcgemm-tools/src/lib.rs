@@ -1,15 +1,17 @@
-//! What tcgemm's measuring tools share beyond `tcgemm-testkit`: reading the command line, and the
-//! precision studies' error figures and tables.
+//! What tcgemm's measuring tools share beyond `tcgemm-testkit`: reading the command line, the
+//! provenance of a report (date, driver), and the precision studies' error figures and tables.
 //!
 //! The tools (`src/bin/`): `bench_report` (tcgemm against cuBLAS on every benchmark shape and
 //! path, with the instruction ceilings; writes `BENCHMARKS.md` and `ratio.svg`), `kernel_sweep`
-//! (every kernel of the table by name, for kernel work), `precision_study` (error of the three
+//! (every kernel of the table by name, for kernel work), `tune` (fits dispatch's time model to the
+//! GPU: `src/dispatch/rates.rs`), `precision_study` (error of the three
 //! arithmetics of f16 inputs against K) and `f32_precision_study` (exact FP32, 3xTF32 and TF32 on
 //! f32 inputs). Each needs a CUDA GPU; each exits 2 without one and 64 on bad arguments.
 
 #![deny(missing_docs)]
 
 use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 
@@ -109,4 +111,49 @@ pub fn print_table(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `YYYY-MM-DD HH:MM UTC` from the system clock.
+///
+/// ```
+/// let now = tcgemm_tools::utc_now();
+/// assert!(now.ends_with(" UTC") && now.len() == 20);
+/// ```
+pub fn utc_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        (rem % 3600) / 60
+    )
+}
+
+/// The NVIDIA kernel-module version (the first `N.N...` word of `/proc/driver/nvidia/version`,
+/// Linux), else that file's first line; `None` without that file.
+///
+/// ```
+/// println!("{:?}", tcgemm_tools::nvidia_driver_version());
+/// ```
+pub fn nvidia_driver_version() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let line = text.lines().next()?;
+    let version = line.split_whitespace().find(|w| {
+        w.contains('.')
+            && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && w.starts_with(|c: char| c.is_ascii_digit())
+    });
+    Some(version.map_or_else(|| line.trim().to_string(), str::to_string))
 }

@@ -2,11 +2,11 @@
 //! `BENCHMARKS.md` document around them.
 
 use std::fmt::Write as _;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use tcgemm::Math;
 use tcgemm_testkit::ceiling::{self, Ceiling};
 use tcgemm_testkit::{blas, guarded};
+use tcgemm_tools::{nvidia_driver_version, utc_now};
 
 use crate::measure::{Meas, Row, Twin};
 
@@ -356,7 +356,7 @@ pub fn header(device_line: &str, blas_line: &str, command: &str) -> String {
     let _ = writeln!(
         md,
         "- NVIDIA driver: {}; CUDA driver API {}",
-        kernel_module_version().unwrap_or_else(|| "unknown".into()),
+        nvidia_driver_version().unwrap_or_else(|| "unknown".into()),
         driver_api_version().unwrap_or_else(|| "unknown".into())
     );
     let _ = writeln!(md, "- cuBLAS: {blas_line}");
@@ -372,42 +372,6 @@ pub fn numbered(notes: &[String]) -> String {
         let _ = writeln!(s, "{}. {}", i + 1, n.replace('\n', " "));
     }
     s
-}
-
-/// `YYYY-MM-DD HH:MM UTC` from the system clock.
-fn utc_now() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        (rem % 3600) / 60
-    )
-}
-
-/// The NVIDIA kernel-module version (the first `N.N...` word of `/proc/driver/nvidia/version`,
-/// Linux), else that file's first line.
-fn kernel_module_version() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
-    let line = text.lines().next()?;
-    let version = line.split_whitespace().find(|w| {
-        w.contains('.')
-            && w.chars().all(|c| c.is_ascii_digit() || c == '.')
-            && w.starts_with(|c: char| c.is_ascii_digit())
-    });
-    Some(version.map_or_else(|| line.trim().to_string(), str::to_string))
 }
 
 /// cuDriverGetVersion as `major.minor`.
