@@ -162,10 +162,7 @@ const ROUNDS: usize = 4;
 /// assert_eq!(rates.iter().map(|r| r.rate).collect::<Vec<_>>(), [100, 80]);
 /// ```
 pub fn fit(measurements: &[Measurement]) -> Vec<Rate> {
-    let ms: Vec<&Measurement> = measurements
-        .iter()
-        .filter(|m| m.work > 0 && m.seconds.is_finite() && m.seconds > 0.0)
-        .collect();
+    let ms = usable(measurements);
     // the kernels, each with its least-squares rate (geomean of W/T)
     let mut kernels: Vec<&'static KernelSpec> = Vec::new();
     for m in &ms {
@@ -203,30 +200,7 @@ pub fn fit(measurements: &[Measurement]) -> Vec<Rate> {
             .collect()
     };
     rates = percents(&rates);
-    // the calls, each with its competitors (the measurements of its highest prior) by kernel index
-    let mut calls: Vec<(usize, Vec<Entry>)> = Vec::new();
-    for m in &ms {
-        let entry = Entry {
-            kernel: index(m.kernel).unwrap_or(0),
-            prior: m.prior,
-            uncut: !m.stream_k,
-            rank: m.kernel.rank,
-            work: m.work as f64,
-            seconds: m.seconds,
-        };
-        match calls.iter_mut().find(|c| c.0 == m.call) {
-            Some(c) => c.1.push(entry),
-            None => calls.push((m.call, vec![entry])),
-        }
-    }
-    let calls: Vec<Vec<Entry>> = calls
-        .into_iter()
-        .map(|(_, mut c)| {
-            let top = c.iter().map(|e| e.prior).max().unwrap_or(0);
-            c.retain(|e| e.prior == top);
-            c
-        })
-        .collect();
+    let calls: Vec<Vec<Entry>> = competitions(&ms, index).into_iter().map(|c| c.1).collect();
     // the calls each kernel competes in, and the cost of dispatch's pick over a set of calls
     let of_kernel: Vec<Vec<usize>> = (0..kernels.len())
         .map(|i| {
@@ -279,6 +253,98 @@ pub fn fit(measurements: &[Measurement]) -> Vec<Rate> {
         })
         .collect();
     out.sort_by(|a, b| a.kernel.cmp(b.kernel));
+    out
+}
+
+/// The measurements with work and a positive, finite time.
+fn usable(measurements: &[Measurement]) -> Vec<&Measurement> {
+    measurements
+        .iter()
+        .filter(|m| m.work > 0 && m.seconds.is_finite() && m.seconds > 0.0)
+        .collect()
+}
+
+/// The calls of `ms`, each with its number and its competitors: the measurements of its highest
+/// [`prior`], of kernels `index` knows (by their index there).
+fn competitions(
+    ms: &[&Measurement],
+    index: impl Fn(&KernelSpec) -> Option<usize>,
+) -> Vec<(usize, Vec<Entry>)> {
+    let mut calls: Vec<(usize, Vec<Entry>)> = Vec::new();
+    for m in ms {
+        let Some(kernel) = index(m.kernel) else {
+            continue;
+        };
+        let entry = Entry {
+            kernel,
+            prior: m.prior,
+            uncut: !m.stream_k,
+            rank: m.kernel.rank,
+            work: m.work as f64,
+            seconds: m.seconds,
+        };
+        match calls.iter_mut().find(|c| c.0 == m.call) {
+            Some(c) => c.1.push(entry),
+            None => calls.push((m.call, vec![entry])),
+        }
+    }
+    for c in &mut calls {
+        let top = c.1.iter().map(|e| e.prior).max().unwrap_or(0);
+        c.1.retain(|e| e.prior == top);
+    }
+    calls
+}
+
+/// A measured call on which the model, with the fitted rates, picks a slower kernel than the
+/// fastest it could have picked (see [`misses`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Miss {
+    /// The call's number ([`Measurement::call`]).
+    pub call: usize,
+    /// The kernel the model picks.
+    pub picked: &'static str,
+    /// The fastest of the kernels dispatch compares on the call.
+    pub fastest: &'static str,
+    /// The picked kernel's time over the fastest's (> 1).
+    pub slower: f64,
+}
+
+/// Where the model with `rates` (as [`fit`] returns them) loses on `measurements`: the calls on
+/// which its pick is slower than the fastest kernel it compares there, slowest first. The fit's
+/// residual: what one rate per kernel cannot order.
+///
+/// ```
+/// use tcgemm::tune::{fit, misses, Measurement};
+/// let named = |n| tcgemm_kernels::config::find_kernel(n).unwrap();
+/// let (wide, mid) = (named("sgemm_nn_128x128x16_t8x8_s3"), named("sgemm_nn_64x128x16_t8x8_s3"));
+/// let m = |kernel, call, work, seconds| Measurement { kernel, call, prior: 0, stream_k: false, work, seconds };
+/// // the wider tile is faster per unit of work on call 0 and slower on call 1: one rate each
+/// // cannot order both
+/// let ms = [m(wide, 0, 100, 1.0), m(mid, 0, 100, 2.0), m(wide, 1, 100, 2.0), m(mid, 1, 100, 1.0)];
+/// let lost = misses(&ms, &fit(&ms));
+/// assert_eq!(lost.len(), 1);
+/// assert_eq!(lost[0].slower, 2.0);
+/// ```
+pub fn misses(measurements: &[Measurement], rates: &[Rate]) -> Vec<Miss> {
+    let names: Vec<&'static str> = rates.iter().map(|r| r.kernel).collect();
+    let values: Vec<f64> = rates.iter().map(|r| f64::from(r.rate)).collect();
+    let index = |spec: &KernelSpec| names.iter().position(|n| *n == spec.name);
+    let mut out: Vec<Miss> = competitions(&usable(measurements), index)
+        .iter()
+        .filter_map(|(call, entries)| {
+            let picked = pick(entries, &values);
+            let fastest = entries
+                .iter()
+                .min_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
+            (picked.seconds > fastest.seconds).then(|| Miss {
+                call: *call,
+                picked: names[picked.kernel],
+                fastest: names[fastest.kernel],
+                slower: picked.seconds / fastest.seconds,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.slower.total_cmp(&a.slower));
     out
 }
 

@@ -1,9 +1,9 @@
 //! Fits dispatch's time model to this GPU: times every kernel the model ranks
 //! ([`tcgemm::tune::modelled`]) on a grid of shapes, run as named (stream-K where dispatch would
-//! share out k-tiles, never split into k-slices), fits each
-//! kernel's steady rate ([`tcgemm::tune::fit`]) and writes the table dispatch reads. `cargo xtask
-//! tune` runs it on a GPU machine with Rust and writes `src/dispatch/rates.rs`; on one without
-//! (the GPU bundle), `run.sh tool tune --table $OUT/rates.rs --log $OUT/tune.md`, then copy the table in.
+//! share out k-tiles, never split into k-slices), fits each kernel's steady rate
+//! ([`tcgemm::tune::fit`]) and writes the table dispatch reads. `cargo xtask tune` runs it on a
+//! GPU machine with Rust and writes `src/dispatch/rates.rs`; on one without (the GPU bundle),
+//! `run.sh tool tune --table $OUT/rates.rs --log $OUT/tune.md`, then copy both in.
 //!
 //! ```text
 //! tune [--table FILE] [--log FILE] [--filter TEXT]... [--from-log FILE] [--device N]
@@ -14,23 +14,26 @@
 //! buffer sets of random inputs spanning at least twice the L2 (`tcgemm_testkit::sets`). Prints,
 //! last, one row per kernel: its rate in the table now and the fitted one. `--log` writes every
 //! measurement as markdown; `--from-log` fits an earlier run's log again (after a change to the
-//! fit or the model) without a GPU. Exits 2 without a GPU, 64 on bad arguments, 1 when a kernel could not
-//! be measured on any shape (the table would lack it).
+//! fit or the model) without a GPU. Exits 2 without a GPU, 64 on bad arguments, 1 when a kernel
+//! could not be measured on any shape (the table would lack it).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
 use half::{bf16, f16};
-use tcgemm::tune::{busiest_work, fit, modelled, prior, table_rate, table_source, Measurement};
+use tcgemm::tune::{
+    busiest_work, fit, misses, modelled, prior, table_rate, table_source, Measurement, Rate,
+};
 use tcgemm::{ContextOptions, Elem, Gemm, KernelSpec, Problem};
 use tcgemm_kernels::config::{find_kernel, KERNELS};
 use tcgemm_testkit::{median, open_for_with, Sets, Shape, TestElem, Timer};
 use tcgemm_tools::{err_text, nvidia_driver_version, parse_args, utc_now};
 
-/// The shapes `(m, n, k)` each kernel is timed on: squares of 0.25 to 15.5 waves of the 128×256
+/// The shapes `(m, n, k)` each kernel is timed on: squares of 0.24 to 15.5 waves of the 128×256
 /// tile on 132 SMs (1024³ 0.24, 2048³ 0.97, 3072³ 2.2, 4096³ 3.9, 8192³ 15.5), a prefill layer, a
-/// product of few rows and long K, and thin products where the 64-row and 64-column tiles compete.
+/// product of 1024 rows and long K, layers of 128 tokens (where the 128-row tiles under stream-K
+/// and the 64-row tiles compete) and thin products (the 64-row and 64-column tiles).
 const SHAPES: [(usize, usize, usize); 11] = [
     (1024, 1024, 1024),
     (2048, 2048, 2048),
@@ -81,6 +84,25 @@ struct Run<'a> {
 /// A call kernels compete for: `(m, n, k, trans_a, trans_b, input, output, math)`.
 type Call = (usize, usize, usize, bool, bool, Elem, Elem, tcgemm::Math);
 
+/// The number of `spec`'s call on `(m, n, k)` among `calls` (one per shape, layout, element types
+/// and math: the kernels that compete for it), added if new.
+fn call_index(calls: &mut Vec<Call>, spec: &KernelSpec, (m, n, k): (usize, usize, usize)) -> usize {
+    let key = (
+        m,
+        n,
+        k,
+        spec.trans_a,
+        spec.trans_b,
+        spec.input,
+        spec.output,
+        spec.math,
+    );
+    calls.iter().position(|c| *c == key).unwrap_or_else(|| {
+        calls.push(key);
+        calls.len() - 1
+    })
+}
+
 impl Run<'_> {
     /// Times every kernel of `kernels` (all of them `I -> O`) on every shape.
     fn kernels<I: TestElem, O: TestElem>(&mut self, kernels: &[&'static KernelSpec]) {
@@ -100,25 +122,7 @@ impl Run<'_> {
                 let g = Gemm::new(m, n, k)
                     .trans_a(spec.trans_a)
                     .trans_b(spec.trans_b);
-                // one call per shape, layout and math: its kernels compete for it
-                let call = self.calls.len();
-                let key = (
-                    m,
-                    n,
-                    k,
-                    spec.trans_a,
-                    spec.trans_b,
-                    spec.input,
-                    spec.output,
-                    spec.math,
-                );
-                let call = match self.calls.iter().position(|c| *c == key) {
-                    Some(i) => i,
-                    None => {
-                        self.calls.push(key);
-                        call
-                    }
-                };
+                let call = call_index(&mut self.calls, spec, (m, n, k));
                 let timed = self.time((spec, call), &g, &mut sets);
                 // progress, on stderr: a long sweep shows where it is
                 eprintln!(
@@ -189,6 +193,8 @@ struct Measured {
     provenance: String,
     kernels: Vec<&'static KernelSpec>,
     measured: Vec<Measurement>,
+    /// The calls, by their number in `measured`.
+    calls: Vec<Call>,
     log: String,
 }
 
@@ -238,8 +244,56 @@ fn measure(args: &Args) -> Result<Measured, ExitCode> {
         provenance,
         kernels,
         measured: run.measured,
+        calls: run.calls,
         log: run.log,
     })
+}
+
+/// The log's section on the calls where the model picks a slower kernel than the fastest it
+/// compares there ([`misses`]), with the fitted `rates` and, for comparison, with the table this
+/// build dispatches with.
+fn lost_calls(run: &Measured, rates: &[Rate]) -> String {
+    let now: Vec<Rate> = rates
+        .iter()
+        .map(|r| Rate {
+            rate: find_kernel(r.kernel).and_then(table_rate).unwrap_or(0),
+            ..r.clone()
+        })
+        .collect();
+    let calls = run.calls.len();
+    let summary = |lost: &[tcgemm::tune::Miss]| {
+        let log: f64 = lost.iter().map(|l| l.slower.ln()).sum();
+        format!(
+            "picks the fastest kernel it compares on {} of {calls} calls, its pick's time {:.3}× \
+             the fastest's (geometric mean over all calls)",
+            calls - lost.len(),
+            (log / calls.max(1) as f64).exp()
+        )
+    };
+    let lost = misses(&run.measured, rates);
+    let mut s = format!(
+        "\n## Calls the model loses\n\nWith the fitted rates the model {}; with the rates this \
+         build read when it wrote this log, it {}.\n\n| call | picked | fastest | time / fastest |\n\
+         |---|---|---|---:|\n",
+        summary(&lost),
+        summary(&misses(&run.measured, &now)),
+    );
+    for l in &lost {
+        let call = run.calls.get(l.call).map_or("?".into(), |c| {
+            let layout = |t: bool| if t { 't' } else { 'n' };
+            let (ta, tb) = (layout(c.3), layout(c.4));
+            format!(
+                "{}×{}×{} {ta}{tb} {:?}→{:?} {:?}",
+                c.0, c.1, c.2, c.5, c.6, c.7
+            )
+        });
+        let _ = writeln!(
+            s,
+            "| {call} | {} | {} | {:.3} |",
+            l.picked, l.fastest, l.slower
+        );
+    }
+    s
 }
 
 /// Whether `--filter` admits kernel `k`.
@@ -290,20 +344,7 @@ fn from_log(args: &Args, path: &std::path::Path) -> Result<Measured, String> {
         let g = Gemm::new(m, n, k)
             .trans_a(spec.trans_a)
             .trans_b(spec.trans_b);
-        let key = (
-            m,
-            n,
-            k,
-            spec.trans_a,
-            spec.trans_b,
-            spec.input,
-            spec.output,
-            spec.math,
-        );
-        let call = calls.iter().position(|c| *c == key).unwrap_or_else(|| {
-            calls.push(key);
-            calls.len() - 1
-        });
+        let call = call_index(&mut calls, spec, (m, n, k));
         let p = match (spec.input, spec.output) {
             (Elem::F32, Elem::F32) => Problem::assume_aligned::<f32, f32>(&g),
             (Elem::F16, Elem::F16) => Problem::assume_aligned::<f16, f16>(&g),
@@ -333,6 +374,7 @@ fn from_log(args: &Args, path: &std::path::Path) -> Result<Measured, String> {
         ),
         kernels,
         measured,
+        calls,
         log,
     })
 }
@@ -374,6 +416,7 @@ fn main() -> ExitCode {
         }
     }
     log.push_str(&summary);
+    log.push_str(&lost_calls(&run, &rates));
     if let Some(path) = &args.log {
         if let Err(e) = std::fs::write(path, &log) {
             eprintln!("tune: writing {}: {e}", path.display());
