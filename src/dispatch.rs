@@ -508,6 +508,8 @@ pub(crate) mod rates;
 #[cfg(test)]
 mod error_tests;
 #[cfg(test)]
+mod hopper_tests;
+#[cfg(test)]
 mod ping_pong_tests;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and 16-bit
 //! calls of one wave of thin tiles.
 
-use super::tests::context_cut;
+use super::hopper_tests::context_cut;
 use super::*;
 use crate::test_support::problem;
 use tcgemm_kernels::config::KERNELS;

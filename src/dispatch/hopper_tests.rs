@@ -1,0 +1,298 @@
+//! Dispatch on the Hopper tile family: fill and stream-K, k-slices of decode calls, thread copies
+//! for unaligned operands, register-sourced A, swapped tiles, short k-slices, the 3xTF32 tiles and
+//! few columns (the kernel table's real entries on 132 SMs).
+
+use super::*;
+use crate::test_support::problem;
+use tcgemm_kernels::config::KERNELS;
+
+#[test]
+fn hopper_tiles_go_by_fill_with_stream_k() {
+    // (TMA kernel, stream-K, block m, block n) of the kernel dispatch takes for an aligned call on
+    // 132 SMs, all kernels usable (a Hopper context), cut along K as the context would
+    let pick = |g: Gemm, input: Elem, output: Elem| {
+        let p = problem(&g, input, output, false);
+        let cut = |s: &KernelSpec| KSplit {
+            slices: 1,
+            stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+        };
+        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+        (s.family.needs_tma(), cut(s).stream_k, s.block.m, s.block.n)
+    };
+    for (input, output, precision) in [
+        (Elem::F16, Elem::F16, Precision::Default),
+        (Elem::Bf16, Elem::F32, Precision::Default),
+        (Elem::F32, Elem::F32, Precision::Tf32),
+    ] {
+        let pick = |m, n| pick(Gemm::new(m, n, 4096).precision(precision), input, output);
+        // whole waves of 128×256 tiles (512 and 128 tiles: 97%): the higher rank, no stream-K
+        assert_eq!(pick(4096, 4096), (true, false, 128, 256), "{input:?}");
+        assert_eq!(pick(2048, 2048), (true, false, 128, 256), "{input:?}");
+        // short waves (72 tiles of 128×256): stream-K on a TMA tile
+        let (tma, sk, _, _) = pick(1536, 1536);
+        assert!(tma && sk, "{input:?} 1536×1536");
+        // 1024²: 64 tiles of 128×128 streamed against 128 of 64×128 or 128×64 unsplit (97% of a
+        // wave): for 16-bit inputs the 128×64 tile, whose N-major B (`nn`) is half as wide (H200
+        // f16: 386–396 TFLOPS against 358–365 on 64×128, 314 on 128×128 streamed,
+        // docs/hopper-log.md); TF32 a TMA tile
+        let (tma, sk, bm, bn) = pick(1024, 1024);
+        assert!(tma, "{input:?} 1024×1024");
+        if input != Elem::F32 {
+            assert_eq!((sk, bm, bn), (false, 128, 64), "{input:?} 1024×1024");
+        }
+        // 3072²: 288 tiles of 128×256 (2.2 waves, stream-K) against 384 of 128×192 (2.9 waves):
+        // the 128×192 tile, unsplit (the time model, `cost`)
+        assert_eq!(pick(3072, 3072), (true, false, 128, 192), "{input:?}");
+        // 64 tiles of 128×256: stream-K on them, or (TF32 `nn`, whose 256-wide register-A tile
+        // does not stream k) the 128×128 tile, whose 128 tiles fill 97% of a wave
+        let (tma, sk, _, bn) = pick(2048, 1024);
+        assert!(tma && (sk || bn == 128), "{input:?} 2048×1024");
+    }
+    // without stream-K the waves count: 1536² is 144 tiles of 128×128 (55% of two waves), so a
+    // first-wave-full mma.sync tile wins; with all waves counted 3072² on 128×256 (73%) loses too
+    let p = problem(&Gemm::new(1536, 1536, 4096), Elem::F16, Elem::F16, false);
+    let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
+    assert!(!s.family.persistent(), "{}", s.name);
+}
+
+/// With split-K counted (the split model on each kernel's f32 twin), 128- and 256-row decode
+/// calls on Hopper take the TMA kernels split along K.
+#[test]
+fn hopper_decode_calls_take_split_tma_kernels() {
+    fn slices(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+        move |s| KSplit {
+            slices: crate::splitk::f32_twin(s, KERNELS)
+                .and_then(|t| crate::splitk::choose(t, p, 132))
+                .map_or(1, |(s, _)| s),
+            stream_k: false,
+        }
+    }
+    for (m, n, k, ta, tb) in [
+        (128, 4096, 4096, false, false),
+        (128, 4096, 4096, false, true),
+        (256, 4096, 14336, true, false),
+        (128, 1024, 4160, true, true),
+    ] {
+        let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
+        for (i, o, tf32) in [
+            (Elem::F16, Elem::F16, false),
+            (Elem::Bf16, Elem::F32, false),
+            (Elem::F32, Elem::F32, true),
+        ] {
+            let p = if tf32 {
+                problem(&g, Elem::F32, Elem::F32, true)
+            } else {
+                problem(&g, i, o, false)
+            };
+            let s = select(KERNELS, &p, Some(132), |_| true, slices(&p)).unwrap();
+            assert!(s.family.needs_tma(), "{g:?} {i:?}: {}", s.name);
+            assert!(slices(&p)(s).slices > 1, "{g:?} {i:?}: {} unsplit", s.name);
+        }
+    }
+}
+
+#[test]
+fn hopper_unaligned_calls_take_thread_copy_kernels() {
+    use tcgemm_kernels::config::{Family, Target};
+    // the family dispatch takes on 132 SMs with every kernel usable (a Hopper context) or the sm_80
+    // module alone; odd sizes make odd packed leading dimensions, which TMA cannot map
+    let pick = |g: Gemm, sm90: bool| {
+        let p = problem(&g, Elem::F16, Elem::F16, false);
+        let usable = |k: &KernelSpec| sm90 || k.target() == Target::Sm80;
+        select(KERNELS, &p, Some(132), usable, |_| KSplit::NONE)
+            .unwrap()
+            .family
+    };
+    for g in [
+        Gemm::new(4095, 4095, 4095),
+        Gemm::new(4097, 4097, 4097).trans_a(true),
+        Gemm::new(1921, 1023, 517).trans_b(true),
+        Gemm::new(4096, 4096, 4096).lda(4097),
+    ] {
+        assert_eq!(pick(g, true), Family::LdgWarpSpecialized, "{g:?}");
+        assert_eq!(pick(g, false), Family::MmaSyncMultistage, "{g:?}");
+    }
+    // A and B aligned, C not (TMA kernels refuse it): the sm_80 kernels, not the thread copies
+    assert_eq!(
+        pick(Gemm::new(4096, 4096, 4096).ldc(4097), true),
+        Family::MmaSyncMultistage
+    );
+    // aligned: TMA; few rows of C: the few-row mma.sync tiles, whatever the alignment
+    assert_eq!(
+        pick(Gemm::new(4096, 4096, 4096), true),
+        Family::TmaWarpSpecialized
+    );
+    assert_eq!(
+        pick(Gemm::new(16, 4095, 4095), true),
+        Family::MmaSyncMultistage
+    );
+}
+
+#[test]
+fn tf32_with_an_mn_major_operand_takes_register_a_kernels() {
+    // aligned TF32 on 132 SMs: A M-major (`tn`, `tt`) or B N-major with A K-major (`nn`, which
+    // swaps A and B) goes to the register-sourced kernels; `nt` (both K-major) to the TMA kernel
+    let pick = |g: Gemm| {
+        let p = problem(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, true);
+        select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap()
+    };
+    for (ta, tb) in [(false, false), (true, false), (true, true), (false, true)] {
+        let g = |m, n| Gemm::new(m, n, 4096).trans_a(ta).trans_b(tb);
+        let s = pick(g(4096, 4096));
+        let family = if !ta && tb {
+            Family::TmaWarpSpecialized
+        } else {
+            Family::TmaRegisterA
+        };
+        assert_eq!(
+            (s.family, s.block.m, s.block.n),
+            (family, 128, 256),
+            "{}",
+            s.name
+        );
+        assert_eq!(s.swaps_ab(), !ta && !tb, "{}", s.name);
+        // 64 tiles of 128×256 (or 256×128 of C when swapped) leave SMs idle: 128×128
+        let s = pick(g(2048, 1024));
+        assert_eq!(
+            (s.family, s.c_tile().m, s.c_tile().n),
+            (family, 128, 128),
+            "{}",
+            s.name
+        );
+    }
+}
+
+#[test]
+fn swapped_kernels_count_tiles_of_c_transposed() {
+    let nn = KERNELS
+        .iter()
+        .find(|k| k.swaps_ab() && k.block.n == 256)
+        .unwrap();
+    assert_eq!((nn.c_tile().m, nn.c_tile().n), (256, 128));
+    // 100 rows of C are one 256-row tile, 1000 columns eight of 128
+    let p = problem(&Gemm::new(100, 1000, 64), Elem::F32, Elem::F32, true);
+    assert_eq!(fill_percent(nn, &p, 132, KSplit::NONE), 8 * 100 / 132);
+    // 256·1024 computed for 100·1000: 2.6×, class ⌊log₂ 6.9⌋ = 2
+    assert_eq!(padding_class(nn, &p), 2);
+}
+
+/// The cut a Hopper context with split-K and stream-K on would make on 132 SMs
+/// (`Context::cut`): stream-K where its model says so, else the split-K model's slices.
+pub(super) fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+    move |s| {
+        if crate::streamk::choose(s, p, 132).is_some() {
+            return KSplit {
+                slices: 1,
+                stream_k: true,
+            };
+        }
+        KSplit {
+            slices: crate::splitk::f32_twin(s, KERNELS)
+                .and_then(|t| crate::splitk::choose(t, p, 132))
+                .map_or(1, |(s, _)| s),
+            stream_k: false,
+        }
+    }
+}
+
+#[test]
+fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
+    let pick = |m, n, k| {
+        let p = problem(&Gemm::new(m, n, k), Elem::F16, Elem::F16, false);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.family.persistent(), s.block.m, s.block.n, cut(s).slices)
+    };
+    // 1024³: the 128×256 tile would run 4 slices of 4 k-tiles; the 128×64 tile's 128 tiles fill
+    // 97% of the SMs unsplit
+    assert_eq!(pick(1024, 1024, 1024), (true, 128, 64, 1));
+    // 1280³ (2 slices of 10 k-tiles) and 1024×2048×2048 (2 of 16): the 128×128 tile, unsplit
+    assert_eq!(pick(1280, 1280, 1280), (true, 128, 128, 1));
+    assert_eq!(pick(1024, 2048, 2048), (true, 128, 128, 1));
+    // slices of 56 k-tiles pay: the 128×256 tile split 4 ways stays ahead of the unsplit 64×128
+    assert_eq!(pick(256, 4096, 14336), (true, 128, 256, 4));
+    // no unsplit persistent kernel fills the SMs: the split stays (64 rows: the 64×128 tile)
+    assert_eq!(pick(64, 4096, 4096), (true, 64, 128, 4));
+    // 24 rows: the 128×64 tile's 64 items fill the SMs under stream-K but pad 5×; the 64×128
+    // tile, which counts the rows as free, keeps its 4 slices
+    assert_eq!(pick(24, 4096, 4096), (true, 64, 128, 4));
+    // 16 rows (not free on `wgmma` tiles for 16-bit inputs): the 16-row `mma.sync` tile, split 8
+    // ways in its own tail
+    assert_eq!(pick(16, 4096, 4096), (false, 16, 128, 8));
+    let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
+    let big = KERNELS
+        .iter()
+        .find(|s| s.name == "f16_f16_nn_128x256x64_w64x256_s4_tma")
+        .unwrap();
+    assert!(short_split(big, &p, context_cut(&p)(big)));
+}
+
+#[test]
+fn tf32x3_tiles_under_one_wave_give_way() {
+    // the inner problem of a 3xTF32 call on Hopper (`tf32x3::Chunk::problem`): `nt` on the TF32
+    // parts, K three times as long, the 3xTF32 kernels' math only
+    let pick = |size: usize| {
+        let g = Gemm::new(size, size, 3 * size).trans_b(true);
+        let sig = Signature {
+            maths: Some(&[Math::MmaTf32x3]),
+            ..Signature::any_math(&g, Elem::F32, Elem::F32)
+        };
+        let p = Problem::resolve(&g, sig, g.required_lens().unwrap()).unwrap();
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.block.m, s.block.n)
+    };
+    // whole waves of 128×192 tiles (3000³ up): the widest tile
+    for size in [3000, 4096, 8192] {
+        assert_eq!(pick(size), (128, 192), "{size}³");
+    }
+    // 2048³: 176 tiles of 128×192 (1.3 waves, stream-K) or 256 of 128×128 (1.94 waves), measured
+    // tied (H200, session 30: 80.9 against 79.5 TFLOPS, 3xTF32 2048³): either
+    assert!([(128, 192), (128, 128)].contains(&pick(2048)), "2048³");
+    // 1024³: 48 tiles of 128×192 (and 64 of 128×128), each cut among 2–3 CTAs by stream-K, give
+    // way to the 64×128 tile's 128, 97% of a wave unsplit
+    assert_eq!(pick(1024), (64, 128), "1024³");
+}
+
+#[test]
+fn few_columns_take_the_128x64_tiles() {
+    // N ≤ 64: the 128×64 tile computes no padded columns (the 64×64 `mma.sync` tile ran 0.56×
+    // cuBLAS at 8192×64×8192 f16); its 64 items stream k. Except 16-bit calls whose 64×64
+    // tiles fill one wave (`one_wave_of_thin_tiles`): the 64×64 ping-pong tile, one whole tile
+    // per CTA
+    for (m, n, k) in [(8192, 64, 8192), (8192, 32, 8192), (16384, 64, 4096)] {
+        for (e, tf32) in [(Elem::F16, false), (Elem::Bf16, false), (Elem::F32, true)] {
+            let p = problem(&Gemm::new(m, n, k), e, e, tf32);
+            let cut = context_cut(&p);
+            let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+            let want = if !tf32 && m == 8192 {
+                (64, 64)
+            } else {
+                (128, 64)
+            };
+            assert_eq!(
+                (s.block.m, s.block.n),
+                want,
+                "{m}x{n}x{k} {e:?}: {}",
+                s.name
+            );
+        }
+    }
+    // against the 64×128 tile on equal items (1024³: 128 each), as measured (docs/tune.md): in
+    // `nn` (B N-major) the 128×64 tile (its MN-major B half as wide; H200 f16 1024³ 194 TFLOPS
+    // against 186, TF32 116 against 92), in `tt` the 64×128 tile (f16 224 against 214, TF32 123
+    // against 92); in `nt` and `tn` they tie within 1%: either
+    for (e, tf32) in [(Elem::F16, false), (Elem::Bf16, false), (Elem::F32, true)] {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let g = Gemm::new(1024, 1024, 1024).trans_a(ta).trans_b(tb);
+            let p = problem(&g, e, e, tf32);
+            let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+            let tile = (s.block.m, s.block.n);
+            match (ta, tb) {
+                (false, false) => assert_eq!(tile, (128, 64), "{e:?} {}", s.name),
+                (true, true) => assert_eq!(tile, (64, 128), "{e:?} {}", s.name),
+                _ => assert!([(128, 64), (64, 128)].contains(&tile), "{e:?} {}", s.name),
+            }
+        }
+    }
+}
