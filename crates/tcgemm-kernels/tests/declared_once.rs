@@ -6,7 +6,8 @@
 //!   with numbers), so no tile shape is restated;
 //! - no positional const-generic list of tile numbers (`::<…128, 256…>`) instantiates a body.
 //!
-//! Tests, tools and docs may name kernels: they use them, they do not declare them.
+//! Tests, tools, docs and the tuning table (`src/dispatch/rates.rs`, generated and checked
+//! against `KERNELS` by its own test) may name kernels: they use them, they do not declare them.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -38,14 +39,20 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Generated tables keyed by kernel name, which name the kernels they measured (they use them, as
+/// tests do) and whose own unit tests check every name against `KERNELS`: the steady rates
+/// written by `cargo xtask tune`.
+const GENERATED: [&str; 1] = ["src/dispatch/rates.rs"];
+
 /// The code of a file: comment lines dropped, unit-test modules (`#[cfg(test)]` to the end of the
-/// file, where this code base keeps them) and test-only files (`tests.rs`, `test_support.rs`)
-/// left out.
+/// file, where this code base keeps them), test-only files (`tests.rs`, `*_tests.rs`,
+/// `test_support.rs`) and the [`GENERATED`] tables left out.
 fn code(path: &Path) -> String {
-    if path
+    let test_only = path
         .file_name()
-        .is_some_and(|n| n == "tests.rs" || n == "test_support.rs")
-    {
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "tests.rs" || n.ends_with("_tests.rs") || n == "test_support.rs");
+    if test_only || GENERATED.iter().any(|g| path.ends_with(g)) {
         return String::new();
     }
     let text = fs::read_to_string(path).unwrap();
