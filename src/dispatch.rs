@@ -183,6 +183,15 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
     (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
 }
 
+/// [`fill_percent`] as [`select`] ranks it: 100 for a kernel that keeps at least 75% of the SMs
+/// busy (all such kernels fill equally well), else the percent.
+pub(crate) fn fill_tier(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
+    match fill_percent(spec, p, sm_count, cut) {
+        f if f >= 75 => 100,
+        f => f,
+    }
+}
+
 /// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at
 /// most 64 rows ([`padding_class`]), by the tile's math: from 16 rows on the TF32 tiles, from 17
 /// on the 16-bit ones.
@@ -323,7 +332,7 @@ pub(crate) fn select<'a>(
         candidates
             .iter()
             .filter(|&&(s, k)| {
-                s.family.persistent() && k.slices <= 1 && fill_percent(s, p, sms, k) >= 75
+                s.family.persistent() && k.slices <= 1 && fill_tier(s, p, sms, k) == 100
             })
             .map(|&(s, _)| padding_class(s, p))
             .min()
@@ -349,10 +358,7 @@ pub(crate) fn select<'a>(
     let key = |s: &KernelSpec, k: KSplit, time: Option<u128>, best: Option<u128>| {
         let (fill, padding) = match sm_count {
             None => (100, 0),
-            Some(sms) => match fill_percent(s, p, sms, k) {
-                f if f >= 75 => (100, padding_class(s, p)),
-                f => (f, padding_class(s, p)),
-            },
+            Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
         };
         let class = match (time, best) {
             (Some(t), Some(b)) => cost::class(t, b),

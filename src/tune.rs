@@ -29,7 +29,7 @@
 
 use std::fmt::Write;
 
-use crate::dispatch::{admits, cost, fill_percent, padding_class, KSplit};
+use crate::dispatch::{admits, cost, fill_tier, padding_class, KSplit};
 use crate::problem::Problem;
 use crate::rules::can_implement;
 use tcgemm_kernels::config::{Family, KernelSpec, Math, KERNELS};
@@ -59,13 +59,11 @@ pub fn modelled(spec: &KernelSpec) -> bool {
 /// # Ok::<(), tcgemm::Error>(())
 /// ```
 pub fn busiest_work(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> Option<u128> {
-    let tile = spec.c_tile();
-    let per_ktile = u128::from(tile.m) * u128::from(tile.n) * u128::from(spec.block.k);
     let cut = KSplit {
         slices: 1,
         stream_k,
     };
-    cost::busiest_ktiles(spec, p, sm_count, cut).map(|k| u128::from(k) * per_ktile)
+    cost::busiest_work(spec, p, sm_count, cut)
 }
 
 /// Where `spec` stands for `p` in dispatch's order before the time model (larger first): 0 where
@@ -95,8 +93,7 @@ pub fn prior(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> u
         slices: 1,
         stream_k,
     };
-    let fill = fill_percent(spec, p, sm_count, cut).min(100);
-    let fill = if fill >= 75 { 100 } else { fill };
+    let fill = fill_tier(spec, p, sm_count, cut);
     u64::from(fill) * 1000 + 999 - u64::from(padding_class(spec, p).min(999))
 }
 

@@ -14,10 +14,10 @@
 //!   or BN / 2); under ping-pong (`PING_PONG`, the `TmaPingPong` family) it owns whole tiles, the
 //!   CTA's work units `c, c + 2, …`, so that one consumer's epilogue runs beside the other's
 //!   `wgmma`s (a stage then has one consumer, whose 128 threads free it; a consumer starts its
-//!   unit's k-loop once the other has finished the previous unit's, `PING_PONG_ORDER`). Per k-tile it waits on
-//!   `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes of k; `WN / 2` f32 accumulators per
-//!   thread), commits, waits until only this group is pending, and releases the previous k-tile's
-//!   stage (`empty`), whose `wgmma`s have now completed.
+//!   unit's k-loop once the other has finished the previous unit's, `PING_PONG_ORDER`). Per
+//!   k-tile it waits on `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes of k; `WN / 2`
+//!   f32 accumulators per thread), commits, waits until only this group is pending, and releases
+//!   the previous k-tile's stage (`empty`), whose `wgmma`s have now completed.
 //!
 //! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
 //! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
