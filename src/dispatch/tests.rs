@@ -240,16 +240,13 @@ fn the_slices_of_a_split_count_toward_fill() {
 #[test]
 fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
     use tcgemm_kernels::config::Family;
+    // cut along K as the context would: uncut, the 64×64 tile's 64 tiles of 1×4096×4096 would
+    // fill more SMs than the 8-row tile's 32
     let pick = |g: Gemm| {
-        select(
-            KERNELS,
-            &f32_problem(&g, false),
-            Some(132),
-            |_| true,
-            |_| KSplit::NONE,
-        )
-        .map(|s| (s.family, s.block.m))
-        .unwrap()
+        let p = f32_problem(&g, false);
+        select(KERNELS, &p, Some(132), |_| true, context_cut(&p))
+            .map(|s| (s.family, s.block.m))
+            .unwrap()
     };
     let few_rows = Family::CudaCoreMultistage;
     // one row: the 8-row tile is the least padding (8x: class 6; the 16-row tile's is 8)
@@ -285,6 +282,33 @@ fn exact_fp32_with_few_rows_takes_the_few_row_cuda_core_tiles() {
     )
     .unwrap();
     assert_eq!(tf32.math, Math::MmaTf32);
+}
+
+#[test]
+fn exact_fp32_with_few_columns_takes_the_64_wide_cuda_core_tiles() {
+    use tcgemm_kernels::config::Family;
+    // (family, block m, block n) of the exact FP32 kernel dispatch takes, cut as the context would
+    let pick = |g: Gemm| {
+        let p = f32_problem(&g, false);
+        select(KERNELS, &p, Some(132), |_| true, context_cut(&p))
+            .map(|s| (s.family, s.block.m, s.block.n))
+            .unwrap()
+    };
+    // 64 columns: the 128-wide tiles would compute as much padding as C
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let (family, _, bn) = pick(Gemm::new(8192, 64, 8192).trans_a(ta).trans_b(tb));
+        assert_eq!(
+            (family, bn),
+            (Family::CudaCore, 64),
+            "8192x64x8192 {ta} {tb}"
+        );
+    }
+    // a batch of 64×64 products: one 64×64 tile each
+    let batched = Gemm::new(64, 64, 64).batch(1000);
+    assert_eq!(pick(batched), (Family::CudaCore, 64, 64));
+    // wide products keep the 128-wide tiles
+    assert_eq!(pick(Gemm::new(4096, 4096, 4096)).2, 128);
+    assert_eq!(pick(Gemm::new(64, 8192, 8192)).2, 128);
 }
 
 #[test]

@@ -36,10 +36,14 @@ rules::catalog! {
         // threads (128 registers). 64×128: 3 blocks/SM of 128 threads (170 registers: at 4 blocks'
         // 128 the `nn`, `nt` and `tt` bodies spill), 32×128: 6 of 64; dispatch takes them where
         // the 128-row tile would be mostly padding (LLM decode and few-token prefill) or where
-        // their waves are fuller (`dispatch::cost`).
+        // their waves are fuller (`dispatch::cost`). 128×64 and 64×64 (128 and 64 threads, as
+        // 64×128 and 32×128): few columns of C (8192×64×8192, batches of 64×64 items), where
+        // the 128-wide tiles would be half padding.
         CudaCore           f32           128 x 128 x 16    8 x   8   3    2   10  [nn nt tn tt],
         CudaCore           f32            64 x 128 x 16    8 x   8   3    3    9  [nn nt tn tt],
         CudaCore           f32            32 x 128 x 16    8 x   8   3    6    8  [nn nt tn tt],
+        CudaCore           f32           128 x  64 x 16    8 x   8   3    3    9  [nn nt tn tt],
+        CudaCore           f32            64 x  64 x 16    8 x   8   3    6    8  [nn nt tn tt],
         // CUDA cores, few rows of C (LLM decode, m ≤ 32: bound by reading B once). Per-thread tile
         // TM×TN over all of a warp's rows; 4 warps split each k-tile (8 k each). Ranks below the
         // 128×128 tile's, rising with BM: dispatch takes these where that tile is mostly padding,
@@ -334,7 +338,7 @@ mod tests {
     #[test]
     fn every_family_is_declared() {
         let count = |f: Family| KERNELS.iter().filter(|k| k.family == f).count();
-        assert_eq!(count(Family::CudaCore), 12);
+        assert_eq!(count(Family::CudaCore), 20);
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 120);

@@ -2,8 +2,9 @@
 //! `STAGES`-deep `cp.async` pipeline, with the shared-memory fragments of step `k + 1` loaded while
 //! step `k` multiplies.
 //!
-//! Written for `BM×128×BK` block tiles of `8×8` thread tiles (`BM` a multiple of 32): `BM/32 × 2`
-//! warps of `32×64` warp tiles (256 threads at `BM = 128`, 128 at 64, 64 at 32). In a warp, lane
+//! Written for `BM×BN×BK` block tiles of `8×8` thread tiles (`BM` a multiple of 32, `BN` 64 or
+//! 128): `BM/32 × BN/64` warps of `32×64` warp tiles (256 threads at 128×128, 128 at 64×128 and
+//! 128×64, 64 at 32×128 and 64×64). In a warp, lane
 //! `l = 8·lrow + lcol` owns rows `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}`
 //! (s ∈ {0,1}, i, j ∈ 0..4) of the warp tile: each `ld.shared.v4` of A touches 4 distinct 16-byte
 //! words and each one of B 8 — one shared-memory wavefront each, no bank conflicts. Per k: four
@@ -142,10 +143,12 @@ pub unsafe fn gemm<
 ) {
     const {
         assert!(
-            BM.is_multiple_of(32) && BN == 128 && TM == 8 && TN == 8,
-            "the thread mapping is written for BM×128 blocks of 8×8 thread tiles"
+            BM.is_multiple_of(32) && (BN == 64 || BN == 128) && TM == 8 && TN == 8,
+            "the thread mapping is written for BM×64 and BM×128 blocks of 8×8 thread tiles"
         )
     };
+    // warps side by side along N, each 64 columns wide
+    let warps_n = BN / 64;
     const { assert!(BK.is_multiple_of(8) && STAGES >= 2) };
     const { assert!(threads(GemmShape::new(BM, BN, BK), GemmShape::new(TM, TN, 1)) == THREADS) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
@@ -158,8 +161,8 @@ pub unsafe fn gemm<
     let stage_bytes = a_bytes + tile_bytes(BN, BK);
     let warp = tid / 32;
     let lane = tid % 32;
-    let a_row0 = (warp / 2) * 32 + (lane / 8) * 4;
-    let b_col0 = (warp % 2) * 64 + (lane % 8) * 4;
+    let a_row0 = (warp / warps_n) * 32 + (lane / 8) * 4;
+    let b_col0 = (warp % warps_n) * 64 + (lane % 8) * 4;
     let ktiles = p.k.div_ceil(BK);
 
     let (ga, gb, gc) = batch_bases(p, z, 4, 4);
