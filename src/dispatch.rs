@@ -264,8 +264,9 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///    ranks; among kernels that all fall short, the fuller one;
 /// 2. with `sm_count`, less area lost to padding ([`padding_class`]);
 /// 3. with `sm_count`, among persistent kernels, the model's time class ([`cost`]: waves or
-///    stream-K's shares of them, times the tile's steady rate; compared within one math, in
-///    classes of 4%), persistent kernels before the others;
+///    stream-K's shares of them, times the tile's steady rate; in classes of 4% of the best time
+///    of the same math among the candidates of the same fill and padding), persistent kernels
+///    before the others;
 /// 4. among persistent kernels of one time class, an uncut schedule (no stream-K, no k-slices);
 /// 5. `rank`;
 /// 6. the math that comes first in the problem's accepted list (TF32 before FFMA when TF32 is
@@ -345,21 +346,34 @@ pub(crate) fn select<'a>(
         })
         .map(|(s, k)| (s, k, sm_count.and_then(|sms| cost::time(s, p, sms, k))))
         .collect();
-    // the best model time of each math among them
-    let mut bests: Vec<(Math, u128)> = Vec::new();
-    for &(s, _, t) in &candidates {
+    // fill tier and padding class: the key's first two places
+    let place = |s: &KernelSpec, k: KSplit| match sm_count {
+        None => (100, 0),
+        Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
+    };
+    // the best model time of each math among the candidates of each place: a time class is
+    // compared only between candidates that tie on fill and padding, so it is measured from the
+    // best of those (a faster tile that pads more would put every kernel of its math in a later
+    // class, behind another math's)
+    let mut bests: Vec<((Math, u32, u32), u128)> = Vec::new();
+    for &(s, k, t) in &candidates {
         let Some(t) = t else { continue };
-        match bests.iter_mut().find(|b| b.0 == s.math) {
+        let (fill, padding) = place(s, k);
+        let group = (s.math, fill, padding);
+        match bests.iter_mut().find(|b| b.0 == group) {
             Some(b) => b.1 = b.1.min(t),
-            None => bests.push((s.math, t)),
+            None => bests.push((group, t)),
         }
     }
-    let best = |math: Math| bests.iter().find(|b| b.0 == math).map(|b| b.1);
+    let best = |s: &KernelSpec, k: KSplit| {
+        let (fill, padding) = place(s, k);
+        bests
+            .iter()
+            .find(|b| b.0 == (s.math, fill, padding))
+            .map(|b| b.1)
+    };
     let key = |s: &KernelSpec, k: KSplit, time: Option<u128>, best: Option<u128>| {
-        let (fill, padding) = match sm_count {
-            None => (100, 0),
-            Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
-        };
+        let (fill, padding) = place(s, k);
         let class = match (time, best) {
             (Some(t), Some(b)) => cost::class(t, b),
             _ if sm_count.is_none() => 0,
@@ -376,7 +390,7 @@ pub(crate) fn select<'a>(
     };
     candidates
         .iter()
-        .map(|&(s, k, t)| (key(s, k, t, best(s.math)), s))
+        .map(|&(s, k, t)| (key(s, k, t, best(s, k)), s))
         .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
             Some((bk, b)) if bk >= k => Some((bk, b)),
             _ => Some((k, s)),

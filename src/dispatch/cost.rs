@@ -18,9 +18,9 @@
 //!
 //! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the kernel's [`steady_rate`],
 //! fitted to measured times by `cargo xtask tune` ([`crate::tune`], `super::rates`).
-//! Dispatch compares the times of the candidates of one math in classes of [`CLASS_PERCENT`]
-//! (`⌊(time / the best time − 1) / 4%⌋`): within one class, an uncut schedule and then rank
-//! decide ([`super::select`]).
+//! Dispatch compares the times of the candidates of one math that fill the SMs and pad alike
+//! in classes of [`CLASS_PERCENT`] (`⌊(time / their best time − 1) / 4%⌋`): within one class, an
+//! uncut schedule and then rank decide ([`super::select`]).
 //!
 //! Checked against the H200 (bench_report, every kernel forced, docs/hopper-log.md "128×192
 //! tiles"): at 3072³ the 128×192 tiles' 384 items are 2.9 waves (97%), the 128×256 tile's 288 are
@@ -97,8 +97,8 @@ pub(crate) fn busiest_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit
     busiest_ktiles(spec, p, sms, cut).map(|k| u128::from(k) * per_ktile)
 }
 
-/// The time class of a candidate whose model time is `time` when the best of its math is `best`
-/// (see the module docs): 0 within [`CLASS_PERCENT`] of the best.
+/// The time class of a candidate whose model time is `time` when the best of its math at its
+/// fill and padding is `best` (see the module docs): 0 within [`CLASS_PERCENT`] of the best.
 pub(crate) fn class(time: u128, best: u128) -> u128 {
     (time * 100 / best.max(1)).saturating_sub(100) / CLASS_PERCENT
 }

@@ -294,3 +294,24 @@ fn few_columns_take_the_128x64_tiles() {
         }
     }
 }
+
+#[test]
+fn time_classes_are_counted_among_kernels_of_equal_fill_and_padding() {
+    // f32 calls in a context that allows TF32 (FFMA and TF32 kernels both candidates): a faster
+    // TF32 tile that pads more does not push the unpadded TF32 tiles into later classes behind
+    // the CUDA-core ones (H200, session 31: 8192×64×8192 `tt` TF32 104.8 TFLOPS on the 128×64
+    // `wgmma` tile against 44.9 on the 128×64 CUDA-core tile)
+    let pick = |g: Gemm| {
+        let p = problem(&g, Elem::F32, Elem::F32, true);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        (s.math, s.block.m, s.block.n)
+    };
+    for (ta, tb) in [(false, false), (true, true)] {
+        let g = Gemm::new(8192, 64, 8192).trans_a(ta).trans_b(tb);
+        assert_eq!(pick(g), (Math::MmaTf32, 128, 64), "8192x64x8192 {ta} {tb}");
+    }
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let g = Gemm::new(1536, 1536, 1536).trans_a(ta).trans_b(tb);
+        assert_eq!(pick(g).0, Math::MmaTf32, "1536³ {ta} {tb}");
+    }
+}
