@@ -4,11 +4,11 @@
 //!
 //! Written for `BM×BN×BK` block tiles of `8×8` thread tiles (`BM` a multiple of 32, `BN` 64 or
 //! 128): `BM/32 × BN/64` warps of `32×64` warp tiles (256 threads at 128×128, 128 at 64×128 and
-//! 128×64, 64 at 32×128 and 64×64). In a warp, lane
-//! `l = 8·lrow + lcol` owns rows `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}`
-//! (s ∈ {0,1}, i, j ∈ 0..4) of the warp tile: each `ld.shared.v4` of A touches 4 distinct 16-byte
-//! words and each one of B 8 — one shared-memory wavefront each, no bank conflicts. Per k: four
-//! such loads, 64 FMAs (in serpentine order, see `multiply`).
+//! 128×64, 64 at 32×128 and 64×64). In a warp, lane `l = 8·lrow + lcol` owns rows
+//! `{16·s + 4·lrow + i}` and columns `{32·s + 4·lcol + j}` (s ∈ {0,1}, i, j ∈ 0..4) of the warp
+//! tile: each `ld.shared.v4` of A touches 4 distinct 16-byte words and each one of B 8 — one
+//! shared-memory wavefront each, no bank conflicts. Per k: four such loads, 64 FMAs (in
+//! serpentine order, see `multiply`).
 //!
 //! Shared layout per stage: A as `BK × (BM+4)` floats, then B as `BK × (BN+4)` (both r-contiguous,
 //! so a thread's 4 rows or columns of one k are one 16-byte load). An operand contiguous along M/N
