@@ -74,7 +74,12 @@ pub struct SpillAllowance {
 /// The kernels allowed to spill: every other one must have neither spills nor a stack frame.
 pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
     SpillAllowance {
-        kernel: |k| k.family == Family::CudaCore && k.block.m == 128 && !k.trans_a && k.trans_b,
+        kernel: |k| {
+            k.family == Family::CudaCore
+                && (k.block.m, k.block.n) == (128, 128)
+                && !k.trans_a
+                && k.trans_b
+        },
         max_bytes: 16,
         why: "the 128x128 tile's 2 blocks/SM cap registers at 128, and `nt` copies both operands \
               element by element (two `TransposingCopy` states): ptxas 12.9 for sm_80 stores one \
