@@ -338,44 +338,43 @@ pub(crate) fn select<'a>(
             .map(|&(s, _)| padding_class(s, p))
             .min()
     });
-    // the candidates left, each with the model time of a persistent kernel (`cost`)
-    let candidates: Vec<(&KernelSpec, KSplit, Option<u128>)> = candidates
+    // fill tier and padding class: the key's first two places
+    type Place = (u32, u32);
+    let place = |s: &KernelSpec, k: KSplit| -> Place {
+        match sm_count {
+            None => (100, 0),
+            Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
+        }
+    };
+    // the candidates left, each with its place and the model time of a persistent kernel (`cost`)
+    let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = candidates
         .into_iter()
         .filter(|&(s, k)| {
             !(unsplit_padding.is_some_and(|pad| pad <= padding_class(s, p)) && short_split(s, p, k))
         })
-        .map(|(s, k)| (s, k, sm_count.and_then(|sms| cost::time(s, p, sms, k))))
+        .map(|(s, k)| {
+            let time = sm_count.and_then(|sms| cost::time(s, p, sms, k));
+            (s, k, place(s, k), time)
+        })
         .collect();
-    // fill tier and padding class: the key's first two places
-    let place = |s: &KernelSpec, k: KSplit| match sm_count {
-        None => (100, 0),
-        Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
-    };
-    // the best model time of each math among the candidates of each place: a time class is
-    // compared only between candidates that tie on fill and padding, so it is measured from the
-    // best of those (a faster tile that pads more would put every kernel of its math in a later
-    // class, behind another math's)
-    let mut bests: Vec<((Math, u32, u32), u128)> = Vec::new();
-    for &(s, k, t) in &candidates {
+    // the best model time of each math at each place: a time class is compared only between
+    // candidates that tie on fill and padding, so it is measured from the best of those (a faster
+    // tile that pads more would put every kernel of its math in a later class, behind another
+    // math's)
+    let mut bests: Vec<(Math, Place, u128)> = Vec::new();
+    for &(s, _, place, t) in &candidates {
         let Some(t) = t else { continue };
-        let (fill, padding) = place(s, k);
-        let group = (s.math, fill, padding);
-        match bests.iter_mut().find(|b| b.0 == group) {
-            Some(b) => b.1 = b.1.min(t),
-            None => bests.push((group, t)),
+        match bests.iter_mut().find(|b| (b.0, b.1) == (s.math, place)) {
+            Some(b) => b.2 = b.2.min(t),
+            None => bests.push((s.math, place, t)),
         }
     }
-    let best = |s: &KernelSpec, k: KSplit| {
-        let (fill, padding) = place(s, k);
-        bests
+    let key = |s: &KernelSpec, k: KSplit, (fill, padding): Place, time: Option<u128>| {
+        let best = bests
             .iter()
-            .find(|b| b.0 == (s.math, fill, padding))
-            .map(|b| b.1)
-    };
-    let key = |s: &KernelSpec, k: KSplit, time: Option<u128>, best: Option<u128>| {
-        let (fill, padding) = place(s, k);
+            .find(|b| (b.0, b.1) == (s.math, (fill, padding)));
         let class = match (time, best) {
-            (Some(t), Some(b)) => cost::class(t, b),
+            (Some(t), Some(&(_, _, b))) => cost::class(t, b),
             _ if sm_count.is_none() => 0,
             _ => u128::MAX,
         };
@@ -390,7 +389,7 @@ pub(crate) fn select<'a>(
     };
     candidates
         .iter()
-        .map(|&(s, k, t)| (key(s, k, t, best(s, k)), s))
+        .map(|&(s, k, place, t)| (key(s, k, place, t), s))
         .fold(None, |best: Option<(_, &KernelSpec)>, (k, s)| match best {
             Some((bk, b)) if bk >= k => Some((bk, b)),
             _ => Some((k, s)),

@@ -147,8 +147,6 @@ pub unsafe fn gemm<
             "the thread mapping is written for BM×64 and BM×128 blocks of 8×8 thread tiles"
         )
     };
-    // warps side by side along N, each 64 columns wide
-    let warps_n = BN / 64;
     const { assert!(BK.is_multiple_of(8) && STAGES >= 2) };
     const { assert!(threads(GemmShape::new(BM, BN, BK), GemmShape::new(TM, TN, 1)) == THREADS) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
@@ -161,6 +159,8 @@ pub unsafe fn gemm<
     let stage_bytes = a_bytes + tile_bytes(BN, BK);
     let warp = tid / 32;
     let lane = tid % 32;
+    // warps side by side along N, each 64 columns wide
+    let warps_n = BN / 64;
     let a_row0 = (warp / warps_n) * 32 + (lane / 8) * 4;
     let b_col0 = (warp % warps_n) * 64 + (lane % 8) * 4;
     let ktiles = p.k.div_ceil(BK);
