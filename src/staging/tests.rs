@@ -1,6 +1,7 @@
 use super::*;
 use crate::gemm::Precision;
 use half::f16;
+use tcgemm_testkit::Layout;
 
 /// `g` with f16 inputs and output, its precision resolved.
 fn f16_problem(g: &Gemm) -> Problem {
@@ -285,45 +286,48 @@ fn few_row_tf32_calls_with_unaligned_weights_run_exact() {
     assert!(exact_instead(&resolved(&tf32(1, 50257).alpha(0.0), false)).is_none());
 }
 
-/// One layout of a copy's test: `batch` items of `rows × cols`, leading dimensions, batch strides
-/// and offsets (elements) of the source and the destination.
-#[derive(Clone, Copy, Debug)]
-struct CopyCase {
+/// A source and a destination layout of one shape (`tcgemm_testkit::Layout`), from `(ld, stride,
+/// offset)` of each, in elements.
+fn copy_layouts(
     rows: usize,
     cols: usize,
     batch: usize,
-    src: (usize, usize, usize),
-    dst: (usize, usize, usize),
+    (ld, stride, offset): (usize, usize, usize),
+    (dst_ld, dst_stride, dst_offset): (usize, usize, usize),
+) -> (Layout, Layout) {
+    let src = Layout {
+        rows,
+        cols,
+        ld,
+        stride,
+        batch,
+        offset,
+    };
+    let dst = Layout {
+        ld: dst_ld,
+        stride: dst_stride,
+        offset: dst_offset,
+        ..src
+    };
+    (src, dst)
 }
 
-impl CopyCase {
-    /// Elements of a buffer holding `(ld, stride, offset)`'s layout, and nothing after it.
-    fn span(&self, (ld, stride, offset): (usize, usize, usize)) -> usize {
-        offset + (self.batch - 1) * stride + (self.rows - 1) * ld + self.cols
-    }
-
-    fn at(
-        &self,
-        (ld, stride, offset): (usize, usize, usize),
-        z: usize,
-        r: usize,
-        c: usize,
-    ) -> usize {
-        offset + z * stride + r * ld + c
-    }
-}
-
-/// Runs the copy kernel of `elem` (elements `T`) on `case` and checks the destination buffer
-/// element by element: the layout's elements are the source's, every other one is unchanged.
-fn check_copy<T>(ctx: &Context, elem: Elem, case: CopyCase, value: impl Fn(usize) -> T)
-where
+/// Runs the copy kernel of `elem` (elements `T`) from layout `from` to layout `to` (each in a
+/// buffer that ends with it) and checks the destination buffer element by element: the layout's
+/// elements are the source's, every other one is unchanged.
+fn check_copy<T>(
+    ctx: &Context,
+    elem: Elem,
+    (from, to): (Layout, Layout),
+    value: impl Fn(usize) -> T,
+) where
     T: cudarc::driver::DeviceRepr + Copy + PartialEq + std::fmt::Debug,
 {
     use cudarc::driver::DevicePtr as _;
     let s = ctx.stream();
-    let host_src: Vec<T> = (0..case.span(case.src)).map(&value).collect();
+    let host_src: Vec<T> = (0..from.offset + from.span()).map(&value).collect();
     // the destination ends with its layout, so a store past it would be one past the buffer
-    let before: Vec<T> = (0..case.span(case.dst))
+    let before: Vec<T> = (0..to.offset + to.span())
         .map(|i| value(i + 1_000_003))
         .collect();
     let src = s.clone_htod(&host_src).expect("upload");
@@ -333,15 +337,15 @@ where
         let (ps, _r) = src.device_ptr(s);
         let (pd, _w) = dst.device_ptr(s);
         let p = CopyParams {
-            src: ps + case.src.2 as u64 * bytes,
-            dst: pd + case.dst.2 as u64 * bytes,
-            rows: case.rows as u64,
-            cols: case.cols as u64,
-            src_ld: case.src.0 as u64,
-            dst_ld: case.dst.0 as u64,
-            src_stride: case.src.1 as u64,
-            dst_stride: case.dst.1 as u64,
-            batch: case.batch as u64,
+            src: ps + from.offset as u64 * bytes,
+            dst: pd + to.offset as u64 * bytes,
+            rows: from.rows as u64,
+            cols: from.cols as u64,
+            src_ld: from.ld as u64,
+            dst_ld: to.ld as u64,
+            src_stride: from.stride as u64,
+            dst_stride: to.stride as u64,
+            batch: from.batch as u64,
         };
         // SAFETY: both layouts lie in their buffers (sized by `span`), which are apart and live
         // until the copy is read back below on the same stream.
@@ -349,83 +353,77 @@ where
     }
     let after = s.clone_dtoh(&dst).expect("download");
     let mut want = before;
-    for z in 0..case.batch {
-        for r in 0..case.rows {
-            for c in 0..case.cols {
-                want[case.at(case.dst, z, r, c)] = host_src[case.at(case.src, z, r, c)];
+    for z in 0..from.batch {
+        for r in 0..from.rows {
+            for c in 0..from.cols {
+                want[to.offset + to.at(z, r, c)] = host_src[from.offset + from.at(z, r, c)];
             }
         }
     }
     for (i, (got, want)) in after.iter().zip(&want).enumerate() {
         assert!(
             got == want,
-            "{elem:?} {case:?}: destination element {i}: {got:?}, want {want:?}"
+            "{elem:?} {from:?} -> {to:?}: destination element {i}: {got:?}, want {want:?}"
         );
     }
 }
 
 /// The copy kernels on a GPU against a host copy (skipped without one unless
-/// `TCGEMM_REQUIRE_GPU=1`): rows of 1 to 1031 elements starting anywhere in a 16-byte chunk on
-/// either side (the lead and tail slots, whole chunks realigned from one or two loads, a source
-/// ending mid-chunk), aligned destination rows (staging's), odd batch strides, 2- and 4-byte
-/// elements, and a copy of more rows than the grid has warps.
+/// `TCGEMM_REQUIRE_GPU=1`): rows of 1 to 1031 elements whose starts fall anywhere in a 16-byte
+/// chunk on either side, staging's destination (rows on 128-byte lines), odd batch strides, 2-
+/// and 4-byte elements, and more rows than the grid has warps.
 #[test]
 fn copies_move_exactly_the_layouts_elements() {
     let ctx = match Context::new(0) {
         Ok(ctx) => ctx,
         Err(e) => {
-            let required = std::env::var("TCGEMM_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1");
-            assert!(!required, "TCGEMM_REQUIRE_GPU=1 and no GPU: {e}");
+            assert!(
+                !tcgemm_testkit::require_gpu(),
+                "TCGEMM_REQUIRE_GPU=1 and no GPU: {e}"
+            );
             return;
         }
     };
-    for cols in [1, 2, 3, 5, 7, 8, 9, 16, 17, 100, 1031] {
+    let f16_bits = |i: usize| (i * 7919 % 65_521) as u16;
+    let f32_bits = |i: usize| (i as u32).wrapping_mul(2_654_435_761);
+    for cols in [1usize, 2, 3, 5, 7, 8, 9, 16, 17, 100, 1031] {
+        let packed = cols.div_ceil(64) * 64;
         for (so, dof) in [(0, 0), (1, 0), (0, 1), (3, 5), (7, 2), (6, 6)] {
             let cases = [
                 // odd leading dimensions on both sides
-                CopyCase {
-                    rows: 5,
-                    cols,
-                    batch: 1,
-                    src: (cols + 3, 0, so),
-                    dst: (cols + 1, 0, dof),
-                },
+                copy_layouts(5, cols, 1, (cols + 3, 0, so), (cols + 1, 0, dof)),
                 // staging's destination: rows on 128-byte lines, packed items
-                CopyCase {
-                    rows: 3,
+                copy_layouts(
+                    3,
                     cols,
-                    batch: 2,
-                    src: (cols + 1, 3 * (cols + 1) + 1, so),
-                    dst: (cols.div_ceil(64) * 64, 3 * cols.div_ceil(64) * 64, 0),
-                },
+                    2,
+                    (cols + 1, 3 * (cols + 1) + 1, so),
+                    (packed, 3 * packed, 0),
+                ),
                 // odd batch strides on both sides
-                CopyCase {
-                    rows: 2,
+                copy_layouts(
+                    2,
                     cols,
-                    batch: 3,
-                    src: (cols, 2 * cols + 5, so),
-                    dst: (cols + 2, 2 * (cols + 2) + 3, dof),
-                },
+                    3,
+                    (cols, 2 * cols + 5, so),
+                    (cols + 2, 2 * (cols + 2) + 3, dof),
+                ),
             ];
             for case in cases {
-                check_copy(&ctx, Elem::F16, case, |i| (i * 7919 % 65_521) as u16);
-                check_copy(&ctx, Elem::F32, case, |i| {
-                    (i as u32).wrapping_mul(2_654_435_761)
-                });
+                check_copy(&ctx, Elem::F16, case, f16_bits);
+                check_copy(&ctx, Elem::F32, case, f32_bits);
             }
         }
     }
     // more rows than the grid's warps (`COPY_BLOCKS_X` blocks of 8): each warp strides over
     // several rows and items
-    let case = CopyCase {
-        rows: 200_000,
-        cols: 3,
-        batch: 3,
-        src: (5, 200_000 * 5 + 7, 1),
-        dst: (7, 200_000 * 7 + 3, 2),
-    };
-    check_copy(&ctx, Elem::F16, case, |i| (i * 7919 % 65_521) as u16);
-    check_copy(&ctx, Elem::F32, case, |i| {
-        (i as u32).wrapping_mul(2_654_435_761)
-    });
+    let case = copy_layouts(
+        200_000,
+        3,
+        3,
+        (5, 200_000 * 5 + 7, 1),
+        (7, 200_000 * 7 + 3, 2),
+    );
+    check_copy(&ctx, Elem::F16, case, f16_bits);
+    check_copy(&ctx, Elem::F32, case, f32_bits);
 }
