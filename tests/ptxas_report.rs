@@ -1,6 +1,7 @@
 //! The embedded PTX modules (what `build.rs` put into `OUT_DIR`, from source or from `ptx/`):
-//! every kernel of `config::KERNELS` is there with its launch bounds, and `ptxas` assembles each module
-//! with no spills and no stack frame in any function.
+//! every kernel of `config::KERNELS` is there with its launch bounds, and `ptxas` assembles each module,
+//! for every architecture tcgemm ships its machine code for, with no spills and no stack frame in any
+//! function beyond `SPILLS_ALLOWED`.
 //!
 //! Without `ptxas` (`PTXAS`, `CUDA_HOME`, `/usr/local/cuda`, `PATH`, or the `nvidia-cuda-nvcc-cu12`
 //! Python wheel) the `ptxas` test prints `skipped: ptxas not found`; `TCGEMM_REQUIRE_PTXAS=1` makes
@@ -87,7 +88,7 @@ fn ptxas_finds_no_spills_and_no_stack_frames() {
     for (target, text) in MODULES {
         let path = dir.join(target.ptx_file());
         std::fs::write(&path, text).unwrap();
-        let report = ptxas::ptxas_report(&ptxas_bin, &path, target);
+        let report = ptxas::ptxas_reports(&ptxas_bin, &path, target);
         let _ = std::fs::remove_file(&path);
         all.extend(report.unwrap_or_else(|e| panic!("{e}")));
     }

@@ -6,7 +6,7 @@ use std::process::{Command, ExitCode, Stdio};
 
 use serde_json::Value;
 use tcgemm_build::{
-    build_ptx, entry_names, find_ptxas, format_report, ptxas_report, write_if_changed,
+    build_ptx, entry_names, find_ptxas, format_report, ptxas_reports, write_if_changed,
     BuildOptions, KernelReport, Target,
 };
 
@@ -266,7 +266,7 @@ fn reports(modules: &[(Target, PathBuf)]) -> Result<Vec<KernelReport>, String> {
     )?;
     let mut all = Vec::new();
     for (target, path) in modules {
-        all.extend(ptxas_report(&ptxas, path, *target).map_err(|e| e.to_string())?);
+        all.extend(ptxas_reports(&ptxas, path, *target).map_err(|e| e.to_string())?);
     }
     Ok(all)
 }
@@ -285,7 +285,7 @@ fn cmd_ptx_report(root: &Path, kept: bool) -> Result<(), String> {
     let bad: Vec<String> = all
         .iter()
         .filter(|r| !r.is_accepted())
-        .map(|r| format!("{} ({})", r.name, r.target.cpu()))
+        .map(|r| format!("{} ({})", r.name, r.sm))
         .collect();
     if bad.is_empty() {
         Ok(())

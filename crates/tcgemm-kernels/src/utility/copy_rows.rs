@@ -49,30 +49,39 @@ pub unsafe fn copy<const BYTES: u32>(p: &CopyParams, tid: u32, bid: u32, grid: u
     // (item, r) of `row`, advanced by `step_rows` without dividing again
     let (mut item, mut r) = (row / p.rows, row % p.rows);
     let (step_items, step_r) = (step_rows / p.rows, step_rows % p.rows);
+    // the lane's first element of the segment, and how many of its UNROLL elements lie in the row
+    let c = c0 + lane;
+    let valid = if c < p.cols {
+        (p.cols - c).div_ceil(32).min(UNROLL as u64) as usize
+    } else {
+        0
+    };
     while row < rows_total {
-        let s_row = src + (item * p.src_stride + r * p.src_ld) * bytes;
-        let d_row = dst + (item * p.dst_stride + r * p.dst_ld) * bytes;
+        // the lane's element j is `32·j` elements past these: constant offsets from one address
+        let s_lane = src + (item * p.src_stride + r * p.src_ld + c) * bytes;
+        let d_lane = dst + (item * p.dst_stride + r * p.dst_ld + c) * bytes;
+        let step = 32 * bytes;
         let mut v = [0u32; UNROLL];
         let mut j = 0;
         while j < UNROLL {
-            let c = c0 + lane + 32 * j as u64;
-            if c < p.cols {
+            if j < valid {
+                let at = s_lane + j as u64 * step;
                 v[j] = if BYTES == 2 {
-                    u32::from(ld_global_nc_u16(s_row + c * bytes))
+                    u32::from(ld_global_nc_u16(at))
                 } else {
-                    ld_global_nc_u32(s_row + c * bytes)
+                    ld_global_nc_u32(at)
                 };
             }
             j += 1;
         }
         let mut j = 0;
         while j < UNROLL {
-            let c = c0 + lane + 32 * j as u64;
-            if c < p.cols {
+            if j < valid {
+                let at = d_lane + j as u64 * step;
                 if BYTES == 2 {
-                    st_global_u16(d_row + c * bytes, v[j] as u16);
+                    st_global_u16(at, v[j] as u16);
                 } else {
-                    st_global_u32(d_row + c * bytes, v[j]);
+                    st_global_u32(at, v[j]);
                 }
             }
             j += 1;
