@@ -74,11 +74,14 @@ mod rate {
     /// Bytes per second of an operand read with element-wide loads (sm_80 kernels, rows not
     /// 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096).
     pub const NARROW: f64 = 0.8e12;
-    /// Bytes per second of the copy kernel, read and write counted (4095³ f16: three 33 MB
-    /// copies cost 86 µs).
-    pub const COPY: f64 = 2.3e12;
-    /// Seconds one copy launch adds (1001³ f16: three 2 MB copies cost 18 µs).
-    pub const LAUNCH: f64 = 5e-6;
+    /// Bytes per second of the copy kernel, read and write counted: staged calls against their
+    /// aligned twins in one run (docs/unaligned-log.md, attempt 8): 4095³ f16's three 33.5 MB
+    /// copies 77 µs (2.6 TB/s), 128×32001×4096 f16's 270 MB 174 µs (3.1 TB/s), 64·512³ `+bs1`
+    /// f16's three 33.5 MB copies 67 µs (3.0 TB/s).
+    pub const COPY: f64 = 2.8e12;
+    /// Seconds one copy launch adds (1001³ f16: three 2 MB copies cost 13.4 µs, 4.3 µs of which
+    /// move bytes).
+    pub const LAUNCH: f64 = 3e-6;
 }
 
 /// FLOP/s of `(aligned, A or B unaligned, only C unaligned)` calls on the tensor-core paths:
