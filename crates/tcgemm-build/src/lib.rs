@@ -34,7 +34,7 @@ use std::process::{Command, ExitStatus, Stdio};
 pub use postprocess::{
     add_launch_bounds, entry_names, normalize_symbols, split_entries, EntryTexts,
 };
-pub use ptxas::{find_ptxas, format_report, ptxas_report, ptxas_reports, KernelReport, PtxasError};
+pub use ptxas::{find_ptxas, format_report, ptxas_reports, KernelReport, PtxasError};
 pub use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 pub use toolchain::{parse_channel, pinned_channel, RustcVersion};
 

@@ -484,7 +484,18 @@ pub fn format_report(reports: &[KernelReport]) -> String {
         .iter()
         .filter(|r| spills(r) && r.is_accepted())
         .count();
+    // an entry is reported once per architecture: count kernels by name, and their builds
     let entries = reports.iter().filter(|r| r.entry).count();
+    let kernels = {
+        let mut v: Vec<&str> = reports
+            .iter()
+            .filter(|r| r.entry)
+            .map(|r| r.name.as_str())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
     let archs = {
         let mut v: Vec<Sm> = reports.iter().map(|r| r.sm).collect();
         v.sort();
@@ -499,12 +510,12 @@ pub fn format_report(reports: &[KernelReport]) -> String {
     }
     if bad == 0 {
         s.push_str(&format!(
-            "{entries} kernels, {} functions ({archs}): no spills, no stack frames\n",
+            "{kernels} kernels, {entries} builds of them, {} functions in all ({archs}): no spills, no stack frames\n",
             reports.len()
         ));
     } else {
         s.push_str(&format!(
-            "{entries} kernels, {} functions ({archs}): {bad} with spills or a stack frame ({allowed} allowed)\n",
+            "{kernels} kernels, {entries} builds of them, {} functions in all ({archs}): {bad} with spills or a stack frame ({allowed} allowed)\n",
             reports.len()
         ));
     }
@@ -595,7 +606,8 @@ ptxas info    : Function properties for helper
         assert!(!r[1].is_clean() && !r[2].is_clean());
         let table = format_report(&r);
         assert!(table.contains(
-            "2 kernels, 3 functions (sm_86): 2 with spills or a stack frame (0 allowed)"
+            "2 kernels, 2 builds of them, 3 functions in all (sm_86): 2 with spills or a stack \
+             frame (0 allowed)"
         ));
         assert_eq!(table.matches("<-- spills/stack").count(), 2);
     }
@@ -608,7 +620,8 @@ ptxas info    : Function properties for helper
             Sm::specific(9, 0),
         );
         assert!(r.is_empty());
-        assert!(format_report(&r).contains("0 kernels, 0 functions (): no spills"));
+        assert!(format_report(&r)
+            .contains("0 kernels, 0 builds of them, 0 functions in all (): no spills"));
     }
 
     #[test]

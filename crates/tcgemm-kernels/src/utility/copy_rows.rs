@@ -56,11 +56,12 @@ pub unsafe fn copy<const BYTES: u32>(p: &CopyParams, tid: u32, bid: u32, grid: u
     } else {
         0
     };
+    // bytes between a lane's consecutive elements
+    let step = 32 * bytes;
     while row < rows_total {
-        // the lane's element j is `32·j` elements past these: constant offsets from one address
+        // the lane's element j is `j·step` bytes past these: constant offsets from one address
         let s_lane = src + (item * p.src_stride + r * p.src_ld + c) * bytes;
         let d_lane = dst + (item * p.dst_stride + r * p.dst_ld + c) * bytes;
-        let step = 32 * bytes;
         let mut v = [0u32; UNROLL];
         let mut j = 0;
         while j < UNROLL {
