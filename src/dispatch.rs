@@ -428,8 +428,8 @@ pub(crate) fn admits(
 /// Whether the stream kernel `spec` is a candidate for `p`: a call of at most its tile's rows (each
 /// tile row of C reads all of B) whose A or B is not 16-byte aligned. There the tensor-core
 /// kernels read that operand element by element, or the call is staged (a copy of B costs twice
-/// B's traffic), while the stream kernels realign 16-byte loads in registers (H200:
-/// 1×32001×4096 f16 1.08× cuBLAS, staged 0.55×; docs/decode-log.md, "Stream kernels"). On aligned
+/// B's traffic), while the stream kernels read it as it lies with aligned 16-byte loads (H200:
+/// 1×32001×4096 f16 2.25× cuBLAS, staged 0.55×; docs/unaligned-log.md, attempt 9). On aligned
 /// calls the `cp.async`-pipelined tiles measured faster (the stream kernels have one batch of
 /// loads in flight per warp at a time: 0.53–1.01× those tiles on the decode suite).
 pub(crate) fn streams(spec: &KernelSpec, p: &Problem) -> bool {

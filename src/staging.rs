@@ -329,7 +329,7 @@ fn user_address(addrs: Addresses, operand: Operand) -> u64 {
 /// Whether `problem` runs on a stream kernel ([`Family::CudaCoreStream`],
 /// [`dispatch::streams`](crate::dispatch::streams)): A or B not 16-byte aligned, at most as many
 /// rows as the tallest one's tile, a precision that accepts FFMA (16-bit inputs). Those kernels
-/// read any alignment of A and B with 16-byte loads (realigned in registers), so copying an
+/// read any alignment of A and B with aligned 16-byte loads, so copying an
 /// operand would only add its traffic twice.
 fn streamed(problem: &Problem) -> bool {
     let rows = KERNELS

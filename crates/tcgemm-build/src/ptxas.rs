@@ -141,16 +141,6 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               without that branch it does not (docs/hopper-log.md, session 28)",
     },
     SpillAllowance {
-        kernel: |k| stream(k) && (k.block.m, k.block.n) == (4, 256) && k.trans_a,
-        count: 4,
-        max_bytes: 16,
-        why: "the `tn` 4x256 stream tiles (256 threads, 2 blocks/SM: 128 registers): ptxas 12.9 \
-              spills 4-12 B in their sm_86 and sm_89 code and 16 B of the f32-output ones in \
-              their sm_90 code, none in their sm_80 code; the SASS (sm_86, sm_90) stores \
-              1-4 values before the k-loop and loads them once after it, no local access inside \
-              a loop (docs/kernel-log.md, session 33)",
-    },
-    SpillAllowance {
         kernel: |k| {
             stream(k) && (k.block.m, k.block.n) == (4, 32) && k.trans_a && k.output != Elem::F32
         },

@@ -14,11 +14,19 @@
 //!   columns `n0 + w·R..`; its lanes step along k, lane `l` taking k `l·V..l·V+V` of every
 //!   `32·V`-deep step, for `U` steps × `R` rows per batch of loads. The 32 lanes' sums of each
 //!   (row, column) are added by a butterfly of shuffles (the same association in every lane).
-//! - **N-major B** (`nn`, `tn`: row `k` of B is contiguous along n): `BN = 32·V`; lane `l` owns
-//!   columns `n0 + l·V..+V`, warp `w` the rows `k ≡ w (mod 8)`, `U` rows per batch of loads; the
-//!   8 warps' partial tiles are added in warp order through shared memory.
+//! - **N-major B** (`nn`, `tn`: row `k` of B is contiguous along n): warp `w` owns the rows
+//!   `k ≡ w (mod 8)`, `U` rows per batch of loads. Eight rows of any leading dimension span a
+//!   multiple of 16 bytes, and the tile's first column `n0` is a multiple of `BN = 31·V` (496
+//!   bytes): all of a warp's rows start the tile the same `shift` elements past a 16-byte
+//!   boundary. Lane `l` reads the row's `l`-th aligned chunk from the one holding column `n0`:
+//!   the warp's window of `32·V` columns from `n0 − shift` holds the tile's `BN` columns at any
+//!   shift, each load one aligned 16-byte access, nothing realigned. Each lane keeps its window
+//!   columns that lie in the tile in the warp's partial tile in shared memory, and the 8 warps'
+//!   partial tiles are added in warp order. (The tile had 32 chunks, each lane realigning its
+//!   columns from two aligned loads: 1×50257×4096 f16 at 0.43× its aligned twin's speed on the
+//!   same kernel; docs/unaligned-log.md, attempt 9.)
 //!
-//! Any alignment of A and B: a chunk of B (or of a K-major A) whose start is not 16-byte aligned is
+//! Any alignment of A and B: a chunk of a K-major B or A whose start is not 16-byte aligned is
 //! read as the two aligned chunks that hold it and realigned with funnel shifts (the shift is the
 //! same for every lane of a row); chunks that would reach past the operand, and the tails of
 //! rows, are read element by element. Every sum has a fixed order: results are bitwise
@@ -40,6 +48,10 @@ use {
 pub const THREADS: u32 = 256;
 /// Warps of a block.
 const WARPS: u32 = THREADS / 32;
+/// 16-byte chunks of columns in the tile of an N-major B: one fewer than a warp's lanes, each of
+/// which reads one aligned chunk of a row, so that the tile's columns lie in the warp's window
+/// however far past a 16-byte boundary its rows start.
+pub const N_MAJOR_CHUNKS: u32 = 31;
 /// f32 of A a block stages at once, all its rows together (32 KiB).
 const A_FLOATS: u32 = 8192;
 
@@ -69,7 +81,7 @@ pub const fn a_chunk(bm: u32) -> u32 {
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::cuda_core_stream::smem_bytes};
 /// assert_eq!(smem_bytes(GemmShape::new(1, 256, 64), 8), 32 * 1024);
-/// assert_eq!(smem_bytes(GemmShape::new(8, 256, 64), 4), 8 * 8 * 256 * 4);
+/// assert_eq!(smem_bytes(GemmShape::new(8, 248, 64), 4), 8 * 8 * 248 * 4);
 /// ```
 pub const fn smem_bytes(block: GemmShape, _stages: u32) -> u32 {
     let partials = WARPS * block.m * block.n * 4;
@@ -183,6 +195,40 @@ unsafe fn fetch<const IN_BYTES: u32>(addr: u64, valid: u32, end: u64) -> Fetched
         hi: [0; 4],
         shift: 0,
     }
+}
+
+/// The aligned 16-byte chunk at `chunk` of a row of an N-major B, holding the row's columns
+/// `col..col + V` (`col` may be negative: the columns before the tile's first, which the window's
+/// first lane holds). One load when the chunk ends by `end` (the first byte past the operand); else
+/// element by element, the columns in `0..n` only, zeros for the others.
+///
+/// # Safety
+/// `chunk` is 16-byte aligned and holds an element of the operand's row (so it lies in the
+/// operand's allocation where it ends by `end`: allocations start 256-byte aligned), and that
+/// row's columns `0..n` lie in the operand.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn window_chunk<const IN_BYTES: u32>(chunk: u64, col: i64, n: u32, end: u64) -> [u32; 4] {
+    if chunk + 16 <= end {
+        return ld_global_nc_v4_u32(chunk);
+    }
+    let inside = |j: u32| (0..i64::from(n)).contains(&(col + i64::from(j)));
+    let mut w = [0u32; 4];
+    if IN_BYTES == 4 {
+        for (j, wj) in w.iter_mut().enumerate() {
+            if inside(j as u32) {
+                *wj = ld_global_nc_u32(chunk + 4 * j as u64);
+            }
+        }
+    } else {
+        for j in 0..8u32 {
+            if inside(j) {
+                let h = ld_global_nc_u16(chunk + 2 * u64::from(j)) as u32;
+                w[(j / 2) as usize] |= h << (16 * (j % 2));
+            }
+        }
+    }
+    w
 }
 
 /// The chunk [`fetch`] loaded, realigned.
@@ -318,8 +364,9 @@ pub unsafe fn gemm<
     const { assert!(IN_BYTES == 2 || IN_BYTES == 4) };
     const { assert!(BM == 1 || BM == 2 || BM == 4 || BM == 8) };
     const { assert!(U >= 1 && U <= 8) };
-    // N-major: one 16-byte chunk of columns per lane; K-major: 4 columns per warp
-    const { assert!(TRANS_B || BN == 32 * (16 / IN_BYTES)) };
+    // N-major: a window of one 16-byte chunk per lane holds the tile's 31 chunks of columns at
+    // any shift; K-major: 4 columns per warp
+    const { assert!(TRANS_B || BN == N_MAJOR_CHUNKS * (16 / IN_BYTES)) };
     const { assert!(!TRANS_B || BN == 4 * WARPS) };
     // a chunk of A holds whole warp steps along k
     const { assert!(a_chunk(BM).is_multiple_of(32 * (16 / IN_BYTES))) };
@@ -442,9 +489,13 @@ pub unsafe fn gemm<
             }
         });
     } else {
-        // N-major B: lane owns columns n_l..n_l+V, warp `warp` the rows k ≡ warp (mod 8)
-        let n_l = tile.n0 + lane * v;
-        let valid_n = if n_l < p.n { (p.n - n_l).min(v) } else { 0 };
+        // N-major B: warp `warp` the rows k ≡ warp (mod 8), whose first columns `tile.n0` lie
+        // `shift` elements past a 16-byte boundary, the same for all of them; lane `lane` reads the
+        // aligned chunk `lane` of each, columns `col..col + V` of the warp's window
+        let first = gb + (u64::from(warp) * p.ldb + u64::from(tile.n0)) * ib;
+        let shift = ((first & 15) / ib) as u32;
+        // may be negative: columns before the tile, which the window's first lane reads and drops
+        let col = tile.n0 as i64 + i64::from(lane * v) - i64::from(shift);
         let mut kc0 = 0;
         while kc0 < p.k {
             sync_threads();
@@ -453,19 +504,19 @@ pub unsafe fn gemm<
             let depth = (p.k - kc0).min(kc);
             let mut kl = warp;
             while kl < depth {
-                let mut b = [Fetched::ZERO; 8];
+                let mut b = [[0u32; 4]; 8];
                 unroll!(u in [0, 1, 2, 3, 4, 5, 6, 7] {
-                    if u < U {
-                        let r = kl + WARPS * u;
-                        let valid = if r < depth { valid_n } else { 0 };
-                        let at = gb + ((kc0 + r) as u64 * p.ldb + n_l as u64) * ib;
-                        b[u as usize] = fetch::<IN_BYTES>(at, valid, b_end);
+                    let r = kl + WARPS * u;
+                    if u < U && r < depth {
+                        let row = gb + (u64::from(kc0 + r) * p.ldb + u64::from(tile.n0)) * ib;
+                        let chunk = (row & !15) + u64::from(lane) * 16;
+                        b[u as usize] = window_chunk::<IN_BYTES>(chunk, col, p.n, b_end);
                     }
                 });
                 unroll!(u in [0, 1, 2, 3, 4, 5, 6, 7] {
                     let r = kl + WARPS * u;
                     if u < U && r < depth {
-                        let bu = &settle(&b[u as usize]);
+                        let bu = &b[u as usize];
                         unroll!(m in [0, 1, 2, 3, 4, 5, 6, 7] {
                             if m < BM {
                                 let a = ld_shared_f32(smem + (m * kc + r) * 4);
@@ -483,16 +534,17 @@ pub unsafe fn gemm<
             }
             kc0 += kc;
         }
-        // the warps' partial tiles [warp][m][BN], over A's chunk, then summed in warp order
+        // the warps' partial tiles [warp][m][BN] (each lane's window columns inside the tile),
+        // over A's chunk, then summed in warp order
         sync_threads();
         unroll!(m in [0, 1, 2, 3, 4, 5, 6, 7] {
             if m < BM {
-                let at = smem + ((warp * BM + m) * BN + lane * v) * 4;
-                let am = &acc[m as usize];
-                unroll!(g in [0, 4] {
-                    if g < v {
-                        let s = g as usize;
-                        st_shared_v4_f32(at + g * 4, [am[s], am[s + 1], am[s + 2], am[s + 3]]);
+                unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+                    // in 0..BN + V, so a u32; inside the tile when at least `shift`
+                    let at = lane * v + j;
+                    if j < v && at >= shift && at - shift < BN {
+                        let to = smem + ((warp * BM + m) * BN + at - shift) * 4;
+                        st_shared_f32(to, acc[m as usize][j as usize]);
                     }
                 });
             }
