@@ -328,13 +328,13 @@ fn user_address(addrs: Addresses, operand: Operand) -> u64 {
 
 /// Whether `problem` runs on a stream kernel ([`Family::CudaCoreStream`],
 /// [`dispatch::streams`](crate::dispatch::streams)): A or B not 16-byte aligned, at most as many
-/// rows as the tallest one's tile, a precision that accepts FFMA (16-bit inputs). Those kernels
-/// read any alignment of A and B with aligned 16-byte loads, so copying an
-/// operand would only add its traffic twice.
+/// rows as the tallest one's tile of its input, a precision that accepts FFMA. Those kernels
+/// read any alignment of A and B with aligned 16-byte loads, so copying an operand would only add
+/// its traffic twice.
 fn streamed(problem: &Problem) -> bool {
     let rows = KERNELS
         .iter()
-        .filter(|k| k.family == Family::CudaCoreStream)
+        .filter(|k| k.family == Family::CudaCoreStream && k.input == problem.input())
         .map(|k| k.block.m)
         .max()
         .unwrap_or(0);
@@ -350,7 +350,8 @@ pub(crate) const EXACT_ROWS: usize = 32;
 /// whose first math is TF32 (`Precision::Tf32`, or `Default` with TF32 allowed), of at most
 /// [`EXACT_ROWS`] rows, whose A or B is not 16-byte aligned. The TF32 kernels would read such a
 /// weight through a staged copy (twice its traffic more); the CUDA-core kernels read it as it lies
-/// with 4-byte copies, and their products are exact. H200, same run as cuBLAS's TF32, TFLOPS exact
+/// (4-byte copies, or the stream kernels' aligned 16-byte loads up to their rows), and their
+/// products are exact. H200, same run as cuBLAS's TF32, TFLOPS exact
 /// against TF32 staged: 1×32001×4096 1.54 / 0.55, 1×50257×4096 1.26 / 0.54, 16×32001×4096
 /// 18.2 / 8.8, 32×32001×4096 25.2 / 17.5, but 64×32001×4096 25.2 / 35.1 (docs/unaligned-log.md,
 /// attempt 6). `None`: the call runs as asked.

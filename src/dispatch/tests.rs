@@ -422,15 +422,17 @@ fn unaligned_decode_takes_the_stream_tile_of_its_rows() {
             assert_ne!(pick(Gemm::new(m, 4096, 4096), input, output).0, stream);
         }
     }
-    // f32 inputs: the CUDA-core or TF32 tiles (no stream tile of f32 inputs)
-    for precision in [Precision::Exact, Precision::Tf32] {
-        let f32 = problem(
-            &Gemm::new(1, 50257, 4096).precision(precision),
-            Elem::F32,
-            Elem::F32,
-            false,
-        );
-        let s = select(KERNELS, &f32, Some(132), |_| true, context_cut(&f32)).unwrap();
-        assert_ne!(s.family, stream, "{}", s.name);
+    // f32 inputs, exact: the stream tiles of 1 and 4 rows, then the CUDA-core tiles; asked as
+    // TF32 the tensor-core tiles (the plan runs such a call as exact: `staging::exact_instead`)
+    let f32 = |m, precision| {
+        let g = Gemm::new(m, 50257, 4096).precision(precision);
+        let p = problem(&g, Elem::F32, Elem::F32, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        (s.family, s.block.m)
+    };
+    for (m, bm) in [(1, 1), (2, 4), (4, 4)] {
+        assert_eq!(f32(m, Precision::Exact), (stream, bm));
     }
+    assert_ne!(f32(5, Precision::Exact).0, stream);
+    assert_ne!(f32(1, Precision::Tf32).0, stream);
 }

@@ -53,37 +53,43 @@ rules::catalog! {
         CudaCoreMultistage f32            32 x 128 x 32   16 x   4   4    2    7  [nn:1 nt:1 tn tt],
         // CUDA cores, a few rows of C from 16-bit inputs streaming B into registers (LLM decode
         // with an unaligned A or B, m ≤ BM; docs/decode-log.md, "Stream kernels"). BN: 31 16-byte
-        // chunks of columns where B is N-major (a warp's window, its 32 lanes' aligned chunks, the
-        // width WN, holds them at any shift of B's rows), 4 columns per warp where B is K-major;
-        // `st`: B loads in flight per lane (steps × the warp's 4 rows where K-major); the 8-row
-        // tiles run 1 block/SM where 128 registers would spill. BK is split-K's unit only: A is
-        // staged 8192 floats at a time. Dispatch takes them only where A or B is not 16-byte
-        // aligned (`dispatch::streams`); f32 inputs have the CUDA-core tiles above, whose 4-byte
-        // copies read any alignment at full speed.
-        CudaCoreStream     f16_f32_ffma    1 x 248 x 64    1 x 256   8    2    8  [nn tn],
+        // chunks of columns where B is N-major (each warp sums all of them over its rows; its 32
+        // lanes' aligned chunks hold them at any shift of B's rows), 4 columns per warp where B is
+        // K-major; `st`: B loads in flight per lane (steps × the warp's 4 rows where K-major); the
+        // 8-row tiles run 1 block/SM where 128 registers would spill. BK is split-K's unit only: A
+        // is staged 8192 floats at a time. Dispatch takes them only where A or B is not 16-byte
+        // aligned (`dispatch::streams`).
+        CudaCoreStream     f16_f32_ffma    1 x 248 x 64    1 x 248   8    2    8  [nn tn],
         CudaCoreStream     f16_f32_ffma    1 x  32 x 64    1 x   4   2    2    8  [nt tt],
-        CudaCoreStream     f16_f32_ffma    4 x 248 x 64    4 x 256   4    2    8  [nn tn],
+        CudaCoreStream     f16_f32_ffma    4 x 248 x 64    4 x 248   4    2    8  [nn tn],
         CudaCoreStream     f16_f32_ffma    4 x  32 x 64    4 x   4   1    2    8  [nt tt],
-        CudaCoreStream     f16_f32_ffma    8 x 248 x 64    8 x 256   4    1    8  [nn tn],
+        CudaCoreStream     f16_f32_ffma    8 x 248 x 64    8 x 248   4    1    8  [nn tn],
         CudaCoreStream     f16_f32_ffma    8 x  32 x 64    8 x   4   1    2    8  [nt:1 tt:1],
-        CudaCoreStream     f16_f16_ffma    1 x 248 x 64    1 x 256   8    2    8  [nn tn],
+        CudaCoreStream     f16_f16_ffma    1 x 248 x 64    1 x 248   8    2    8  [nn tn],
         CudaCoreStream     f16_f16_ffma    1 x  32 x 64    1 x   4   2    2    8  [nt tt],
-        CudaCoreStream     f16_f16_ffma    4 x 248 x 64    4 x 256   4    2    8  [nn tn],
+        CudaCoreStream     f16_f16_ffma    4 x 248 x 64    4 x 248   4    2    8  [nn tn],
         CudaCoreStream     f16_f16_ffma    4 x  32 x 64    4 x   4   1    2    8  [nt tt],
-        CudaCoreStream     f16_f16_ffma    8 x 248 x 64    8 x 256   4    1    8  [nn tn],
+        CudaCoreStream     f16_f16_ffma    8 x 248 x 64    8 x 248   4    1    8  [nn tn],
         CudaCoreStream     f16_f16_ffma    8 x  32 x 64    8 x   4   1    2    8  [nt:1 tt:1],
-        CudaCoreStream     bf16_f32_ffma   1 x 248 x 64    1 x 256   8    2    8  [nn tn],
+        CudaCoreStream     bf16_f32_ffma   1 x 248 x 64    1 x 248   8    2    8  [nn tn],
         CudaCoreStream     bf16_f32_ffma   1 x  32 x 64    1 x   4   2    2    8  [nt tt],
-        CudaCoreStream     bf16_f32_ffma   4 x 248 x 64    4 x 256   4    2    8  [nn tn],
+        CudaCoreStream     bf16_f32_ffma   4 x 248 x 64    4 x 248   4    2    8  [nn tn],
         CudaCoreStream     bf16_f32_ffma   4 x  32 x 64    4 x   4   1    2    8  [nt tt],
-        CudaCoreStream     bf16_f32_ffma   8 x 248 x 64    8 x 256   4    1    8  [nn tn],
+        CudaCoreStream     bf16_f32_ffma   8 x 248 x 64    8 x 248   4    1    8  [nn tn],
         CudaCoreStream     bf16_f32_ffma   8 x  32 x 64    8 x   4   1    2    8  [nt:1 tt:1],
-        CudaCoreStream     bf16_bf16_ffma  1 x 248 x 64    1 x 256   8    2    8  [nn tn],
+        CudaCoreStream     bf16_bf16_ffma  1 x 248 x 64    1 x 248   8    2    8  [nn tn],
         CudaCoreStream     bf16_bf16_ffma  1 x  32 x 64    1 x   4   2    2    8  [nt tt],
-        CudaCoreStream     bf16_bf16_ffma  4 x 248 x 64    4 x 256   4    2    8  [nn tn],
+        CudaCoreStream     bf16_bf16_ffma  4 x 248 x 64    4 x 248   4    2    8  [nn tn],
         CudaCoreStream     bf16_bf16_ffma  4 x  32 x 64    4 x   4   1    2    8  [nt tt],
-        CudaCoreStream     bf16_bf16_ffma  8 x 248 x 64    8 x 256   4    1    8  [nn tn],
+        CudaCoreStream     bf16_bf16_ffma  8 x 248 x 64    8 x 248   4    1    8  [nn tn],
         CudaCoreStream     bf16_bf16_ffma  8 x  32 x 64    8 x   4   1    2    8  [nt:1 tt:1],
+        // The same for f32 inputs (exact FP32, and TF32 calls of few rows with an unaligned A or B,
+        // which run as exact FP32: `staging::exact_instead`), N-major B only (31 chunks of 4
+        // columns; a K-major B is read by the CUDA-core tiles above): the 1-row tile at 4 blocks/SM
+        // so that 50257 columns (406 tiles) fit one wave, 4 loads in flight per lane (as many
+        // bytes in flight per SM as the 16-bit tile's 8 at 2 blocks/SM, within 64 registers).
+        CudaCoreStream     f32             1 x 124 x 64    1 x 124   4    4    8  [nn tn],
+        CudaCoreStream     f32             4 x 124 x 64    4 x 124   4    2    8  [nn tn],
         // The seed TF32 kernel, kept as the named baseline: only taken when asked for by name.
         MmaSyncSeed        tf32          128 x 128 x 16   32 x  64   2    2    1  [nn nt tn tt],
         // 16-bit mma.sync, mid-size problems.
