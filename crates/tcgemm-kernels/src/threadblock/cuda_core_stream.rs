@@ -80,7 +80,7 @@ pub const fn a_chunk(bm: u32) -> u32 {
 ///
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::cuda_core_stream::smem_bytes};
-/// assert_eq!(smem_bytes(GemmShape::new(1, 256, 64), 8), 32 * 1024);
+/// assert_eq!(smem_bytes(GemmShape::new(1, 248, 64), 8), 32 * 1024);
 /// assert_eq!(smem_bytes(GemmShape::new(8, 248, 64), 4), 8 * 8 * 248 * 4);
 /// ```
 pub const fn smem_bytes(block: GemmShape, _stages: u32) -> u32 {
@@ -203,9 +203,9 @@ unsafe fn fetch<const IN_BYTES: u32>(addr: u64, valid: u32, end: u64) -> Fetched
 /// element by element, the columns in `0..n` only, zeros for the others.
 ///
 /// # Safety
-/// `chunk` is 16-byte aligned and holds an element of the operand's row (so it lies in the
-/// operand's allocation where it ends by `end`: allocations start 256-byte aligned), and that
-/// row's columns `0..n` lie in the operand.
+/// `chunk` is 16-byte aligned and not below the 16-byte boundary at or below the operand's first
+/// element (so where it ends by `end` it lies in the operand's allocation: allocations start
+/// 256-byte aligned), and the row's columns `0..n` among `col..col + V` lie in the operand.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn window_chunk<const IN_BYTES: u32>(chunk: u64, col: i64, n: u32, end: u64) -> [u32; 4] {
@@ -540,7 +540,8 @@ pub unsafe fn gemm<
         unroll!(m in [0, 1, 2, 3, 4, 5, 6, 7] {
             if m < BM {
                 unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
-                    // in 0..BN + V, so a u32; inside the tile when at least `shift`
+                    // the window's column `lane·V + j` (below 32·V = BN + V): the tile's column
+                    // `at − shift` when that lies in 0..BN
                     let at = lane * v + j;
                     if j < v && at >= shift && at - shift < BN {
                         let to = smem + ((warp * BM + m) * BN + at - shift) * 4;
