@@ -71,9 +71,20 @@ mod rate {
     /// Bytes per second a kernel streams its operands at, aligned (about 80% of the measured
     /// 4.2 TB/s copy bandwidth).
     pub const STREAM: f64 = 3.4e12;
-    /// Bytes per second of an operand read with element-wide loads (sm_80 kernels, rows not
-    /// 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096).
-    pub const NARROW: f64 = 0.8e12;
+    /// Bytes per second of a 16-bit operand read with element-wide loads (sm_80 kernels, rows
+    /// not 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096).
+    pub const NARROW_16: f64 = 0.8e12;
+    /// The same for an f32 operand: as many loads per second, twice the bytes (128×32001×4096
+    /// TF32 unstaged ran 94.8 TFLOPS, its 524 MB B read at ≥ 1.5 TB/s; docs/unaligned-log.md,
+    /// attempt 11).
+    pub const NARROW_32: f64 = 1.6e12;
+    /// Seconds per element of K that the sm_80 kernels take on a 16-bit call with an unaligned
+    /// A or B, however few its tiles: their element-wise copies are latency-bound (unstaged, one
+    /// wave: 301×263×517 39 µs, 501³ 38.6 µs, 1921×1023×517 40.6 µs, 1001³ 60.6 µs; attempt 11).
+    pub const NARROW_PER_K: f64 = 60e-9;
+    /// The same for the aligned 16-bit kernels a staged call runs (1001³ f16 staged: 25 µs, 13
+    /// of them the copies).
+    pub const ALIGNED_PER_K: f64 = 12e-9;
     /// Bytes per second of the copy kernel, read and write counted: staged calls against their
     /// aligned twins in one run (docs/unaligned-log.md, attempt 8): 4095³ f16's three 33.5 MB
     /// copies 77 µs (2.6 TB/s), 128×32001×4096 f16's 270 MB 174 µs (3.1 TB/s), 64·512³ `+bs1`
@@ -397,10 +408,10 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
     // each operand's traffic, one way
     let traffic = |op: &OperandLayout| PackedCopy::new(g, op, 0).bytes();
     let stream_time = |op: &OperandLayout, staged: bool| {
-        let rate = if misaligned(op) && !staged && op.operand != Operand::C {
-            rate::NARROW
-        } else {
-            rate::STREAM
+        let rate = match op.elem.bytes() {
+            _ if !misaligned(op) || staged || op.operand == Operand::C => rate::STREAM,
+            2 => rate::NARROW_16,
+            _ => rate::NARROW_32,
         };
         traffic(op) / rate
     };
@@ -412,8 +423,24 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
     } else {
         aligned_rate * OFF_LINES
     };
-    let direct = (flops / direct_rate).max(memory(false));
-    let aligned = (flops / aligned_rate).max(memory(true));
+    // the latency of a k-step bounds a 16-bit call of few tiles, far more unaligned
+    let sixteen_bit = problem.input().bytes() == 2;
+    let per_k = |seconds: f64| {
+        if sixteen_bit {
+            g.k as f64 * seconds
+        } else {
+            0.0
+        }
+    };
+    let direct_floor = if ab_misaligned {
+        per_k(rate::NARROW_PER_K)
+    } else {
+        0.0
+    };
+    let direct = (flops / direct_rate).max(memory(false)).max(direct_floor);
+    let aligned = (flops / aligned_rate)
+        .max(memory(true))
+        .max(per_k(rate::ALIGNED_PER_K));
     let copies = staging
         .copies
         .iter()

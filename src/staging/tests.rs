@@ -84,10 +84,37 @@ fn small_odd_products_stage_when_the_copies_cost_less() {
     assert!(s.staged.a && s.staged.b && s.staged.c);
 }
 
+/// 16-bit calls of few tiles: the sm_80 kernels' element-wise copies take 61–79 ns per element
+/// of K however small the call, more than three copies and an aligned call (H200, TFLOPS unstaged
+/// / staged: 301×263×517 f16 2.1 / 3.6, 501³ 6.8 / 10.8; docs/unaligned-log.md, attempt 11).
+#[test]
+fn few_tile_16_bit_calls_stage() {
+    for g in [Gemm::new(301, 263, 517), Gemm::new(501, 501, 501)] {
+        let s = choose(&f16_problem(&g), true, LIMIT).unwrap();
+        assert!(s.staged.a && s.staged.b && s.staged.c, "{g:?}");
+    }
+}
+
+/// TF32 calls read an unaligned f32 weight with 4-byte copies at about twice the bytes per second
+/// of 16-bit element copies: unstaged where the copy of the weight would cost more (H200, TFLOPS
+/// staged / unstaged: 128×32001×4096 74.0 / 94.8, 64×4096×4096 `ld + 1` 28.0 / 42.7, but
+/// 256×4096×4096 `ld + 1` 92.6 / 80.5; docs/unaligned-log.md, attempt 11).
+#[test]
+fn tf32_weights_stage_only_where_the_copy_pays() {
+    let tf32 = |g: Gemm| {
+        Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
+            .and_then(|p| p.resolve_precision(false))
+            .unwrap()
+    };
+    let odd_ld = |m: usize| Gemm::new(m, 4096, 4096).lda(4097).ldb(4097).ldc(4097);
+    assert!(choose(&tf32(Gemm::new(128, 32001, 4096)), true, LIMIT).is_none());
+    assert!(choose(&tf32(odd_ld(64)), true, LIMIT).is_none());
+    assert!(choose(&tf32(odd_ld(256)), true, LIMIT).is_some());
+}
+
 #[test]
 fn tiny_or_shallow_calls_run_unstaged() {
     assert!(choose(&f16_problem(&Gemm::new(17, 17, 17)), true, LIMIT).is_none());
-    assert!(choose(&f16_problem(&Gemm::new(301, 263, 517)), true, LIMIT).is_none());
     // only C misaligned and k small: the copy of C costs more than the TMA kernels save
     let nt = Gemm::new(2048, 1001, 64).trans_b(true);
     assert!(choose(&f16_problem(&nt), true, LIMIT).is_none());
