@@ -8,9 +8,9 @@
 //! twin, the same product on packed buffers.
 //!
 //! The model ([`choose`]) stages when the copies cost less than they save, from throughputs
-//! measured on the H200 (docs/unaligned-log.md, attempts 3 and 3b): the call's time on the kernels
-//! that take it as it is against the copies plus the aligned call's time, each the larger of its
-//! arithmetic and its memory traffic.
+//! measured on the H200 (docs/unaligned-log.md, attempts 3, 3b, 8b and 11): the call's time on the
+//! kernels that take it as it is against the copies plus the aligned call's time, each the larger
+//! of its arithmetic, its memory traffic and, for 16-bit calls, a cost per element of K.
 
 use crate::context::Context;
 use crate::error::{Error, Result};

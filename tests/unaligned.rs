@@ -150,10 +150,10 @@ fn unaligned_calls_every_layout_bf16_to_f32() {
 
 /// The stream kernels (`Family::CudaCoreStream`: decode calls of at most their rows whose A or B
 /// is not 16-byte aligned) by name, on rows that start anywhere within 16 bytes (an N-major B is
-/// read in aligned windows wider than the tile, the rest realigned): odd leading dimensions, offset views and odd batch strides shift the
-/// rows of A and B by different amounts; k spans several warp steps (and two chunks of A) with a
-/// tail; columns run past the last whole tile; the last chunks of B end at the operand's end, where
-/// they are read element by element.
+/// read in aligned windows wider than the tile, the rest realigned): odd leading dimensions,
+/// offset views and odd batch strides shift the rows of A and B by different amounts; k spans
+/// several warp steps (and two chunks of A) with a tail; columns run past the last whole tile; the
+/// last chunks of B end at the operand's end, where they are read element by element.
 #[test]
 fn stream_kernels_on_shifted_rows() {
     let Some(ctx) = gpu() else { return };
@@ -184,7 +184,8 @@ fn stream_cases<I: TestElem, O: TestElem>(
                 .offsets(1, 3, 1)
                 .scale(1.5, -0.5),
         ),
-        // rows of B starting at every offset within 16 bytes, three tiles and a tail
+        // B's rows at several offsets within 16 bytes (its leading dimension one longer), over
+        // three tiles and a tail
         ("odd ld of B", p(bm, 3 * bn + 5, 2100).pad_ld(0, 1, 0)),
         (
             "odd batch strides",

@@ -87,7 +87,8 @@ rules::catalog! {
         // which run as exact FP32: `staging::exact_instead`), N-major B only (31 chunks of 4
         // columns; a K-major B is read by the CUDA-core tiles above): the 1-row tile at 4 blocks/SM
         // so that 50257 columns (406 tiles) fit one wave, 4 loads in flight per lane (as many
-        // bytes in flight per SM as the 16-bit tile's 8 at 2 blocks/SM, within 64 registers).
+        // bytes in flight per SM as the 16-bit tile's 8 at 2 blocks/SM; 64 registers, the `nn`
+        // tile spilling in A's staging: `SPILLS_ALLOWED`).
         CudaCoreStream     f32             1 x 124 x 64    1 x 124   4    4    8  [nn tn],
         CudaCoreStream     f32             4 x 124 x 64    4 x 124   4    2    8  [nn tn],
         // The seed TF32 kernel, kept as the named baseline: only taken when asked for by name.
