@@ -423,24 +423,22 @@ pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Stag
     } else {
         aligned_rate * OFF_LINES
     };
-    // the latency of a k-step bounds a 16-bit call of few tiles, far more unaligned
-    let sixteen_bit = problem.input().bytes() == 2;
-    let per_k = |seconds: f64| {
-        if sixteen_bit {
-            g.k as f64 * seconds
-        } else {
-            0.0
-        }
+    // the latency of a k-step bounds a 16-bit call of few tiles, far more with A or B unaligned
+    // (`floor_k`: the elements of K it counts, none for other inputs)
+    let floor_k = if problem.input().bytes() == 2 {
+        g.k as f64
+    } else {
+        0.0
     };
     let direct_floor = if ab_misaligned {
-        per_k(rate::NARROW_PER_K)
+        floor_k * rate::NARROW_PER_K
     } else {
         0.0
     };
     let direct = (flops / direct_rate).max(memory(false)).max(direct_floor);
     let aligned = (flops / aligned_rate)
         .max(memory(true))
-        .max(per_k(rate::ALIGNED_PER_K));
+        .max(floor_k * rate::ALIGNED_PER_K);
     let copies = staging
         .copies
         .iter()

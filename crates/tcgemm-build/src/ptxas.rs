@@ -7,6 +7,7 @@
 //! This file depends only on `std` and `tcgemm_kernels`, so the host crate's `tests/ptxas_report.rs`
 //! includes it with `#[path]` instead of taking a dev-dependency on the builder.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -488,22 +489,20 @@ pub fn format_report(reports: &[KernelReport]) -> String {
         .count();
     // an entry is reported once per architecture: count kernels by name, and their builds
     let entries = reports.iter().filter(|r| r.entry).count();
-    let kernels = {
-        let mut v: Vec<&str> = reports
-            .iter()
-            .filter(|r| r.entry)
-            .map(|r| r.name.as_str())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v.len()
-    };
-    let archs = {
-        let mut v: Vec<Sm> = reports.iter().map(|r| r.sm).collect();
-        v.sort();
-        v.dedup();
-        v.iter().map(Sm::to_string).collect::<Vec<_>>().join(", ")
-    };
+    let kernels = reports
+        .iter()
+        .filter(|r| r.entry)
+        .map(|r| r.name.as_str())
+        .collect::<BTreeSet<_>>()
+        .len();
+    let archs = reports
+        .iter()
+        .map(|r| r.sm)
+        .collect::<BTreeSet<_>>()
+        .iter()
+        .map(Sm::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
     let serialized = reports.iter().filter(|r| r.serialized_wgmma).count();
     if serialized > 0 {
         s.push_str(&format!(
