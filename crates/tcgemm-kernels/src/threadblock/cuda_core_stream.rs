@@ -206,6 +206,9 @@ unsafe fn fetch<const IN_BYTES: u32>(addr: u64, valid: u32, end: u64) -> Fetched
 /// `chunk` is 16-byte aligned and not below the 16-byte boundary at or below the operand's first
 /// element (so where it ends by `end` it lies in the operand's allocation: allocations start
 /// 256-byte aligned), and the row's columns `0..n` among `col..col + V` lie in the operand.
+// The element-wise read is written out here and in `fetch`: one helper shared by both (element
+// `j` where a closure says) moved ptxas's register allocation, and `f32_tn_1x124…_stream`
+// spilled 24 B for sm_90 at its 64 registers (session 35).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn window_chunk<const IN_BYTES: u32>(chunk: u64, col: i64, n: u32, end: u64) -> [u32; 4] {
