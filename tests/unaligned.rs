@@ -4,8 +4,8 @@
 //! (`Family::CudaCoreStream`, decode shapes); a product large enough to fill the GPU with the
 //! thread-copy tiles asserts that Hopper dispatch takes them. Every call is checked against the
 //! f64 reference of its inputs with `tests/half.rs`'s tolerance (`tol_16`: f32 accumulation of
-//! exact products, one rounding of a 16-bit output), TF32 calls with `tests/tf32.rs`'s
-//! (`TOL_TF32_FRO`), and repeated twice, bitwise equal.
+//! exact products, one rounding of a 16-bit output), f32-input calls with that of the kernel that
+//! ran (`tol_kernel`: TF32's, or exact FP32's), and repeated twice, bitwise equal.
 
 use half::{bf16, f16};
 use tcgemm::{Elem, Family, Precision, Target};
@@ -67,8 +67,10 @@ fn run_checked<I: TestElem, O: TestElem>(
         .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
         .expect("a call with a product has a plan");
     let first = case.download(stream, &dev);
-    let tol = if case.p.precision == Precision::Tf32 {
-        TOL_TF32_FRO
+    // f32 inputs: the tolerance of the kernel that ran (TF32's, or exact FP32's where dispatch ran
+    // the call exact)
+    let tol = if I::ELEM == Elem::F32 {
+        tol_kernel(plan.kernel, case.p.k)
     } else {
         tol_16::<O>(case.p.k)
     };
