@@ -36,6 +36,37 @@ impl Cuts {
     };
 }
 
+/// How a call would cut `problem` along K on `spec` on `sms` SMs (as [`Context::plan_problem`]
+/// does): stream-K where `cuts` allows and [`streamk::choose`] says so, else the k-slices of
+/// [`splitk::choose`] on the kernel's f32 twin where `cuts` allows and `loaded` says the twin is
+/// (1: no split).
+pub(crate) fn cut(
+    spec: &KernelSpec,
+    problem: &Problem,
+    sms: u32,
+    cuts: Cuts,
+    loaded: impl Fn(&KernelSpec) -> bool,
+) -> KSplit {
+    if cuts.stream_k && streamk::choose(spec, problem, sms).is_some() {
+        return KSplit {
+            slices: 1,
+            stream_k: true,
+        };
+    }
+    // the cheap kernel-independent test first: most calls have enough tiles
+    if !cuts.split_k || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
+        return KSplit::NONE;
+    }
+    let slices = splitk::f32_twin(spec, KERNELS)
+        .filter(|t| loaded(t))
+        .and_then(|t| splitk::choose(t, problem, sms))
+        .map_or(1, |(slices, _)| slices);
+    KSplit {
+        slices,
+        stream_k: false,
+    }
+}
+
 /// The argument error for a kernel named by the caller that cannot compute the call.
 fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
     invalid("kernel", format!("kernel `{}`: {why}", spec.name))
@@ -347,28 +378,9 @@ impl Context {
         ))
     }
 
-    /// How a call would cut `problem` along K on `spec` (as [`Context::plan_problem`] does):
-    /// stream-K where `cuts` allows and [`streamk::choose`] says so, else the k-slices of
-    /// [`splitk::choose`] on the kernel's loaded f32 twin where `cuts` allows (1: no split).
+    /// How a call would cut `problem` along K on `spec` ([`cut`]) with this context's kernels.
     fn cut(&self, spec: &KernelSpec, problem: &Problem, sms: u32, cuts: Cuts) -> KSplit {
-        if cuts.stream_k && streamk::choose(spec, problem, sms).is_some() {
-            return KSplit {
-                slices: 1,
-                stream_k: true,
-            };
-        }
-        // the cheap kernel-independent test first: most calls have enough tiles
-        if !cuts.split_k || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
-            return KSplit::NONE;
-        }
-        let slices = splitk::f32_twin(spec, KERNELS)
-            .filter(|t| self.is_loaded(t))
-            .and_then(|t| splitk::choose(t, problem, sms))
-            .map_or(1, |(slices, _)| slices);
-        KSplit {
-            slices,
-            stream_k: false,
-        }
+        cut(spec, problem, sms, cuts, |t| self.is_loaded(t))
     }
 
     /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on

@@ -7,21 +7,21 @@
 //! (docs/unaligned-log.md). A copy is bits only: the staged call gives the bits of its aligned
 //! twin, the same product on packed buffers.
 //!
-//! The model ([`choose`]) stages when the copies cost less than they save, from throughputs
-//! measured on the H200 (docs/unaligned-log.md, attempts 3, 3b, 8b and 11): the call's time on the
-//! kernels that take it as it is against the copies plus the aligned call's time, each the larger
-//! of its arithmetic, its memory traffic and, for 16-bit calls, a cost per element of K.
+//! The model (`model`, [`choose`]) stages when the copies cost less than they save.
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::gemm::{Gemm, Precision};
+use crate::gemm::Gemm;
 use crate::launch;
 use crate::plan::Plan;
 use crate::problem::{Addresses, Operand, OperandLayout, Problem};
 use cudarc::driver::sys::CUstreamCaptureStatus;
-use tcgemm_kernels::config::{Elem, Family, KernelSpec, Math, KERNELS};
+use tcgemm_kernels::config::{Elem, Family, KernelSpec, KERNELS};
 use tcgemm_kernels::params::CopyParams;
 use tcgemm_kernels::utility::copy_rows;
+
+mod model;
+pub(crate) use model::{choose, exact_instead, Dispatched};
 
 /// Which operands a call copies into the context's staging buffer ([`Plan::staged`](crate::Plan::staged)):
 /// A or B before the product, C after it (and before, when `beta ≠ 0`).
@@ -64,72 +64,6 @@ impl Staged {
             Operand::C => self.c,
         }
     }
-}
-
-/// Throughputs of the H200 behind [`choose`] (docs/unaligned-log.md, attempt 3).
-mod rate {
-    /// Bytes per second a kernel streams its operands at, aligned (about 80% of the measured
-    /// 4.2 TB/s copy bandwidth).
-    pub const STREAM: f64 = 3.4e12;
-    /// Bytes per second of a 16-bit operand read with element-wide loads (sm_80 kernels, rows
-    /// not 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096).
-    pub const NARROW_16: f64 = 0.8e12;
-    /// The same for an f32 operand: as many loads per second, twice the bytes (128×32001×4096
-    /// TF32 unstaged ran 94.8 TFLOPS, its 524 MB B read at ≥ 1.5 TB/s; docs/unaligned-log.md,
-    /// attempt 11).
-    pub const NARROW_32: f64 = 1.6e12;
-    /// Seconds per element of K that the sm_80 kernels take on a 16-bit call with an unaligned
-    /// A or B, however few its tiles: their element-wise copies are latency-bound (unstaged, one
-    /// wave: 301×263×517 39 µs, 501³ 38.6 µs, 1921×1023×517 40.6 µs, 1001³ 60.6 µs; attempt 11).
-    pub const NARROW_PER_K: f64 = 60e-9;
-    /// The same for the aligned 16-bit kernels a staged call runs (1001³ f16 staged: 25 µs, 13
-    /// of them the copies).
-    pub const ALIGNED_PER_K: f64 = 12e-9;
-    /// Bytes per second of the copy kernel, read and write counted: staged calls against their
-    /// aligned twins in one run (docs/unaligned-log.md, attempt 8): 4095³ f16's three 33.5 MB
-    /// copies 77 µs (2.6 TB/s), 128×32001×4096 f16's 270 MB 174 µs (3.1 TB/s), 64·512³ `+bs1`
-    /// f16's three 33.5 MB copies 67 µs (3.0 TB/s).
-    pub const COPY: f64 = 2.8e12;
-    /// Seconds one copy launch adds (1001³ f16: three 2 MB copies cost 13.4 µs, 4.3 µs of which
-    /// move bytes).
-    pub const LAUNCH: f64 = 3e-6;
-}
-
-/// FLOP/s of `(aligned, A or B unaligned, only C unaligned)` calls on the tensor-core paths:
-/// `hopper` with the sm_90a module loaded. FFMA is not staged: the CUDA-core kernels run unaligned
-/// calls at their aligned speed (4095³ 41.5 against 42.7 TFLOPS).
-fn flop_rates(math: Math, hopper: bool) -> Option<(f64, f64, f64)> {
-    match (math, hopper) {
-        (Math::Ffma, _) => None,
-        (Math::MmaTf32 | Math::MmaTf32x3, true) => Some((350e12, 95e12, 130e12)),
-        (Math::MmaTf32 | Math::MmaTf32x3, false) => Some((130e12, 78e12, 130e12)),
-        (_, true) => Some((600e12, 85e12, 300e12)),
-        (_, false) => Some((300e12, 74e12, 300e12)),
-    }
-}
-
-/// Whether an operand needs staging: its base, leading dimension or batch stride is not a whole
-/// number of 16-byte chunks.
-fn misaligned(op: &OperandLayout) -> bool {
-    !op.alignment.all()
-}
-
-/// Throughput of a 16-bit TMA kernel reading an operand off its 128-byte lines, as a fraction of
-/// its speed on one whose rows start on them (H200, f16, same run: 4096³ with `ld` 4104 482
-/// TFLOPS against 725 at 4160, 4097³ 425 against 634, 3000³ 413 against 580 at `ld` 3008). The
-/// TF32 kernels do not slow down (4096³ `ld` 4104: 395 against 396).
-const OFF_LINES: f64 = 0.67;
-
-/// Whether TMA would read 16-bit input `op` of a call with `batch` items off its 128-byte lines:
-/// 16-byte aligned (so TMA takes it), but its rows, base or batch items do not start on 128-byte
-/// lines.
-fn off_lines(op: &OperandLayout, batch: usize) -> bool {
-    let bytes = u64::from(op.elem.bytes());
-    let on = |x: u64| x % ROW_ALIGN == 0;
-    // a distance too large to count in bytes is left alone (counted as on its lines)
-    let apart_on = |elems: usize| (elems as u64).checked_mul(bytes).is_none_or(on);
-    let lines = apart_on(op.ld) && op.base.is_none_or(on) && (batch <= 1 || apart_on(op.stride));
-    op.operand != Operand::C && op.elem.bytes() == 2 && op.alignment.all() && !lines
 }
 
 /// Stored `(rows, cols)` of one batch item of `operand`.
@@ -337,129 +271,14 @@ fn user_address(addrs: Addresses, operand: Operand) -> u64 {
     }
 }
 
-/// Whether `problem` runs on a stream kernel ([`Family::CudaCoreStream`],
-/// [`dispatch::streams`](crate::dispatch::streams)): A or B not 16-byte aligned, at most as many
-/// rows as the tallest one's tile of its input, a precision that accepts FFMA. Those kernels
-/// read any alignment of A and B with aligned 16-byte loads, so copying an operand would only add
-/// its traffic twice.
-fn streamed(problem: &Problem) -> bool {
-    let rows = KERNELS
-        .iter()
-        .filter(|k| k.family == Family::CudaCoreStream && k.input == problem.input())
-        .map(|k| k.block.m)
-        .max()
-        .unwrap_or(0);
-    (misaligned(problem.a()) || misaligned(problem.b()))
-        && problem.gemm().m <= rows as usize
-        && problem.maths().is_some_and(|ms| ms.contains(&Math::Ffma))
-}
-
-/// Rows of C up to which a TF32 call with an unaligned A or B runs as exact FP32 ([`exact_instead`]).
-pub(crate) const EXACT_ROWS: usize = 32;
-
-/// `problem` (resolved on buffers) as an exact FP32 call where that is faster than TF32: a call
-/// whose first math is TF32 (`Precision::Tf32`, or `Default` with TF32 allowed), of at most
-/// [`EXACT_ROWS`] rows, whose A or B is not 16-byte aligned. The TF32 kernels would read such a
-/// weight through a staged copy (twice its traffic more); the CUDA-core kernels read it as it lies
-/// (4-byte copies, or the stream kernels' aligned 16-byte loads up to their rows), and their
-/// products are exact. H200, same run as cuBLAS's TF32, TFLOPS exact
-/// against TF32 staged: 1×32001×4096 1.54 / 0.55, 1×50257×4096 1.26 / 0.54, 16×32001×4096
-/// 18.2 / 8.8, 32×32001×4096 25.2 / 17.5, but 64×32001×4096 25.2 / 35.1 (docs/unaligned-log.md,
-/// attempt 6). `None`: the call runs as asked.
-pub(crate) fn exact_instead(problem: &Problem) -> Option<Problem> {
-    let tf32_first = problem.maths()?.first() == Some(&Math::MmaTf32);
-    let unaligned = misaligned(problem.a()) || misaligned(problem.b());
-    let exact = tf32_first && unaligned && problem.reads_ab() && problem.gemm().m <= EXACT_ROWS;
-    // FP32 inputs always resolve to `Exact` (FFMA)
-    exact.then(|| problem.with_precision(Precision::Exact).ok())?
-}
-
-/// The staging of `problem` (resolved to its precision) on a device with the sm_90a module
-/// (`hopper`) or not, within `limit` bytes of staging buffer: every operand that is not 16-byte
-/// aligned, and on Hopper an A or B that TMA would read off its 128-byte lines ([`off_lines`]).
-/// `None` when the call runs as it is: nothing to stage, no product (`k == 0` or `alpha == 0`),
-/// FFMA, a call the stream kernels take ([`streamed`]), or copies that would cost more than they
-/// save (the module comment).
-pub(crate) fn choose(problem: &Problem, hopper: bool, limit: u64) -> Option<Staging> {
-    let (a, b, c) = (problem.a(), problem.b(), problem.c());
-    let g = problem.gemm();
-    let ab_misaligned = misaligned(a) || misaligned(b);
-    // rows off 128-byte lines slow TMA only (sm_80's cp.async is not measured to care)
-    let off = |op: &OperandLayout| hopper && off_lines(op, g.batch);
-    let staged = Staged {
-        a: misaligned(a) || off(a),
-        b: misaligned(b) || off(b),
-        c: misaligned(c),
-    };
-    if !problem.reads_ab() || !staged.any() || streamed(problem) {
-        return None;
-    }
-    let math = *problem.maths()?.first()?;
-    let (aligned_rate, ab_rate, c_rate) = flop_rates(math, hopper)?;
-    let staging = Staging::new(problem, staged);
-    let too_wide = staging
-        .copies
-        .iter()
-        .any(|c| c.cols.div_ceil(copy_rows::SEGMENT) > MAX_SEGMENTS);
-    if staging.bytes > limit || too_wide {
-        return None;
-    }
-    let flops = 2.0 * g.m as f64 * g.n as f64 * g.k as f64 * g.batch as f64;
-    // each operand's traffic, one way
-    let traffic = |op: &OperandLayout| PackedCopy::new(g, op, 0).bytes();
-    let stream_time = |op: &OperandLayout, staged: bool| {
-        let rate = match op.elem.bytes() {
-            _ if !misaligned(op) || staged || op.operand == Operand::C => rate::STREAM,
-            2 => rate::NARROW_16,
-            _ => rate::NARROW_32,
-        };
-        traffic(op) / rate
-    };
-    let memory = |staged: bool| -> f64 { [a, b, c].iter().map(|op| stream_time(op, staged)).sum() };
-    let direct_rate = if ab_misaligned {
-        ab_rate
-    } else if misaligned(c) {
-        c_rate
-    } else {
-        aligned_rate * OFF_LINES
-    };
-    // the latency of a k-step bounds a 16-bit call of few tiles, far more with A or B unaligned
-    // (`floor_k`: the elements of K it counts, none for other inputs)
-    let floor_k = if problem.input().bytes() == 2 {
-        g.k as f64
-    } else {
-        0.0
-    };
-    let direct_floor = if ab_misaligned {
-        floor_k * rate::NARROW_PER_K
-    } else {
-        0.0
-    };
-    let direct = (flops / direct_rate).max(memory(false)).max(direct_floor);
-    let aligned = (flops / aligned_rate)
-        .max(memory(true))
-        .max(floor_k * rate::ALIGNED_PER_K);
-    let copies = staging
-        .copies
-        .iter()
-        .map(|c| {
-            // A and B in; C out, and in when read
-            let ways = if c.operand == Operand::C && problem.reads_c() {
-                2.0
-            } else {
-                1.0
-            };
-            ways * (2.0 * c.bytes() / rate::COPY + rate::LAUNCH)
-        })
-        .sum::<f64>();
-    (copies + aligned < direct).then_some(staging)
-}
-
 impl Context {
     /// The staging [`Context::gemm`] gives `problem`, if any: the model's ([`choose`]) within
     /// [`Context::staging_limit`], on the context's stream only.
     pub(crate) fn staging_for(&self, problem: &Problem) -> Option<Staging> {
-        choose(problem, self.capabilities().hopper, self.staging_limit())
+        let caps = self.capabilities();
+        let dispatched =
+            |p: &Problem| Dispatched::of(p, caps.sm_count, self.cuts(), |s| self.is_loaded(s));
+        choose(problem, caps.hopper, self.staging_limit(), dispatched)
     }
 
     /// Grows the staging buffer to at least `bytes` (within [`Context::staging_limit`]) now, so

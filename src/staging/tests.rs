@@ -1,6 +1,9 @@
+use super::model::EXACT_ROWS;
 use super::*;
+use crate::calls::Cuts;
 use crate::gemm::Precision;
 use half::f16;
+use tcgemm_kernels::config::{find_kernel, Math, Target};
 use tcgemm_testkit::Layout;
 
 /// `g` with f16 inputs and output, its precision resolved.
@@ -12,16 +15,27 @@ fn f16_problem(g: &Gemm) -> Problem {
 
 const LIMIT: u64 = 2 << 30;
 
+/// [`choose`] with the plan dispatch makes unstaged on an H200 (132 SMs, both cuts): every kernel
+/// loaded with the sm_90a module (`hopper`), else the sm_80 module's.
+fn stage(p: &Problem, hopper: bool, limit: u64) -> Option<Staging> {
+    let loaded = |s: &KernelSpec| hopper || s.target() == Target::Sm80;
+    let cuts = Cuts {
+        split_k: true,
+        stream_k: true,
+    };
+    choose(p, hopper, limit, |q| Dispatched::of(q, 132, cuts, loaded))
+}
+
 #[test]
 fn aligned_calls_and_calls_without_a_product_are_not_staged() {
-    assert!(choose(&f16_problem(&Gemm::new(4096, 4096, 4096)), true, LIMIT).is_none());
+    assert!(stage(&f16_problem(&Gemm::new(4096, 4096, 4096)), true, LIMIT).is_none());
     let odd = Gemm::new(4095, 4095, 4095);
-    assert!(choose(&f16_problem(&odd.alpha(0.0)), true, LIMIT).is_none());
+    assert!(stage(&f16_problem(&odd.alpha(0.0)), true, LIMIT).is_none());
     let fp32 = Problem::assume_aligned::<f32, f32>(&odd.precision(Precision::Exact))
         .and_then(|p| p.resolve_precision(false))
         .unwrap();
     assert!(
-        choose(&fp32, true, LIMIT).is_none(),
+        stage(&fp32, true, LIMIT).is_none(),
         "FFMA runs unaligned at its aligned speed"
     );
 }
@@ -29,7 +43,7 @@ fn aligned_calls_and_calls_without_a_product_are_not_staged() {
 #[test]
 fn large_odd_products_stage_every_misaligned_operand() {
     for hopper in [true, false] {
-        let s = choose(&f16_problem(&Gemm::new(4095, 4095, 4095)), hopper, LIMIT).unwrap();
+        let s = stage(&f16_problem(&Gemm::new(4095, 4095, 4095)), hopper, LIMIT).unwrap();
         assert_eq!(
             s.staged,
             Staged {
@@ -41,7 +55,7 @@ fn large_odd_products_stage_every_misaligned_operand() {
         // three copies of 4095 rows of 4096 halves, each rounded to 256 bytes
         let one = (4095 * 4096 * 2u64).div_ceil(256) * 256;
         assert_eq!(s.bytes, 3 * one);
-        assert!(choose(
+        assert!(stage(
             &f16_problem(&Gemm::new(4095, 4095, 4095)),
             hopper,
             3 * one - 1
@@ -53,7 +67,7 @@ fn large_odd_products_stage_every_misaligned_operand() {
     )
     .and_then(|p| p.resolve_precision(false))
     .unwrap();
-    assert!(choose(&tf32, true, LIMIT).is_some());
+    assert!(stage(&tf32, true, LIMIT).is_some());
 }
 
 #[test]
@@ -61,10 +75,10 @@ fn decode_with_an_odd_weight_streams_it_unstaged() {
     // up to 8 rows the stream kernels read B (4096×50257) with realigned 16-byte loads: a copy
     // would only add B's traffic twice
     for m in [1, 8] {
-        assert!(choose(&f16_problem(&Gemm::new(m, 50257, 4096)), true, LIMIT).is_none());
+        assert!(stage(&f16_problem(&Gemm::new(m, 50257, 4096)), true, LIMIT).is_none());
     }
     // 9 rows and more: the tensor-core kernels, B staged
-    let s = choose(&f16_problem(&Gemm::new(9, 50257, 4096)), true, LIMIT).unwrap();
+    let s = stage(&f16_problem(&Gemm::new(9, 50257, 4096)), true, LIMIT).unwrap();
     assert!(s.staged.b && s.staged.c && !s.staged.a, "{:?}", s.staged);
 }
 
@@ -78,9 +92,9 @@ fn small_odd_products_stage_when_the_copies_cost_less() {
             .and_then(|p| p.resolve_precision(false))
             .expect("valid problem")
     };
-    let s = choose(&f16_f32(&Gemm::new(1001, 1001, 1001)), true, LIMIT).unwrap();
+    let s = stage(&f16_f32(&Gemm::new(1001, 1001, 1001)), true, LIMIT).unwrap();
     assert!(s.staged.a && s.staged.b && s.staged.c);
-    let s = choose(&f16_problem(&Gemm::new(1921, 1023, 517)), true, LIMIT).unwrap();
+    let s = stage(&f16_problem(&Gemm::new(1921, 1023, 517)), true, LIMIT).unwrap();
     assert!(s.staged.a && s.staged.b && s.staged.c);
 }
 
@@ -90,7 +104,7 @@ fn small_odd_products_stage_when_the_copies_cost_less() {
 #[test]
 fn few_tile_16_bit_calls_stage() {
     for g in [Gemm::new(301, 263, 517), Gemm::new(501, 501, 501)] {
-        let s = choose(&f16_problem(&g), true, LIMIT).unwrap();
+        let s = stage(&f16_problem(&g), true, LIMIT).unwrap();
         assert!(s.staged.a && s.staged.b && s.staged.c, "{g:?}");
     }
 }
@@ -107,23 +121,105 @@ fn tf32_weights_stage_only_where_the_copy_pays() {
             .unwrap()
     };
     let odd_ld = |m: usize| Gemm::new(m, 4096, 4096).lda(4097).ldb(4097).ldc(4097);
-    assert!(choose(&tf32(Gemm::new(128, 32001, 4096)), true, LIMIT).is_none());
-    assert!(choose(&tf32(odd_ld(64)), true, LIMIT).is_none());
-    assert!(choose(&tf32(odd_ld(256)), true, LIMIT).is_some());
+    assert!(stage(&tf32(Gemm::new(128, 32001, 4096)), true, LIMIT).is_none());
+    assert!(stage(&tf32(odd_ld(64)), true, LIMIT).is_none());
+    assert!(stage(&tf32(odd_ld(256)), true, LIMIT).is_some());
+}
+
+/// TF32 calls with an unaligned A or B whose unstaged kernel runs few tiles per block slot, its
+/// element-wise copies the bound (`Dispatched::copy_time`): staged where the staged call runs on
+/// the `wgmma` kernels and the copies cost less than they save, as measured (H200, TFLOPS unstaged
+/// against the aligned twin plus the copies, docs/unaligned-log.md attempt 13).
+#[test]
+fn few_tile_tf32_calls_stage_onto_wgmma_kernels() {
+    let tf32 = |g: Gemm| {
+        Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
+            .and_then(|p| p.resolve_precision(false))
+            .unwrap()
+    };
+    let gap = |g: Gemm, items: usize, len: usize| {
+        g.batch(items)
+            .stride_a(len + 1)
+            .stride_b(len + 1)
+            .stride_c(len + 1)
+    };
+    let odd_ld = |m: usize| Gemm::new(m, 4096, 4096).lda(4097).ldb(4097).ldc(4097);
+    // unstaged 55.6 µs against about 36.5 staged (1001³ `nn`; `nt` 57.0 against 32.5),
+    // 48.2 against 35.5, 260.7 against 222.9
+    for g in [
+        Gemm::new(1001, 1001, 1001),
+        Gemm::new(1001, 1001, 1001).trans_b(true),
+        Gemm::new(1921, 1023, 517),
+        gap(Gemm::new(512, 512, 512), 64, 512 * 512),
+    ] {
+        let s = stage(&tf32(g), true, LIMIT).expect("staged");
+        assert!(s.staged.a && s.staged.b && s.staged.c, "{g:?}");
+    }
+    // without the sm_90a module the staged call would run on the sm_80 kernels, latency-bound on
+    // few tiles as well: the flop rates alone decide, as before
+    assert!(stage(&tf32(Gemm::new(1001, 1001, 1001)), false, LIMIT).is_none());
+    // unstaged 21.6 µs against 28.7 (the copies are most of it); 50.1 against 89.9, 60.2 against
+    // 95.4 (split calls); and where the staged call would run on the sm_80 kernels too:
+    // 301×263×517 18.2 against 25.2, 501³ 18.1 against 26.2, 257³ 11.5 against 19.0,
+    // 777×333×1025 `tn` 27.1 against 33.0
+    for g in [
+        gap(Gemm::new(256, 256, 256), 16, 256 * 256),
+        odd_ld(64),
+        odd_ld(128),
+        Gemm::new(301, 263, 517),
+        Gemm::new(501, 501, 501),
+        Gemm::new(257, 257, 257),
+        Gemm::new(777, 333, 1025).trans_a(true),
+    ] {
+        assert!(stage(&tf32(g), true, LIMIT).is_none(), "{g:?}");
+    }
+}
+
+/// The copy time of an unstaged TF32 call counts the tiles of the busiest block slot: one
+/// 64×128 tile per slot for 1001³ (128 tiles, 2 slots on each of 132 SMs), four 128×256 tiles
+/// for 64·512³ (512 tiles, one slot each).
+#[test]
+fn the_copy_time_counts_the_busiest_block_slots_tiles() {
+    let p = |g: Gemm| {
+        Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
+            .and_then(|p| p.resolve_precision(false))
+            .unwrap()
+    };
+    let run = |name| Dispatched {
+        spec: find_kernel(name).unwrap(),
+        slices: 1,
+        sms: 132,
+    };
+    let per_tile = |k: f64, rows_cols: f64| {
+        k * rows_cols / model::rate::NARROW_32_PER_BLOCK + model::rate::NARROW_32_TILE
+    };
+    let square = p(Gemm::new(1001, 1001, 1001));
+    let t = run("tf32_nn_64x128x32_w32x32_s4").copy_time(&square);
+    assert!((t - per_tile(1001.0, 192.0)).abs() < 1e-12, "{t}");
+    let batched = p(Gemm::new(512, 512, 512).batch(64));
+    let t = run("tf32_nn_128x256x32_w64x64_s3").copy_time(&batched);
+    assert!((t - 4.0 * per_tile(512.0, 384.0)).abs() < 1e-12, "{t}");
+    // in 4 slices of 128: four times the tiles, a quarter of K each
+    let split = Dispatched {
+        slices: 4,
+        ..run("tf32_nn_128x256x32_w64x64_s3")
+    };
+    let t = split.copy_time(&batched);
+    assert!((t - 16.0 * per_tile(128.0, 384.0)).abs() < 1e-12, "{t}");
 }
 
 #[test]
 fn tiny_or_shallow_calls_run_unstaged() {
-    assert!(choose(&f16_problem(&Gemm::new(17, 17, 17)), true, LIMIT).is_none());
+    assert!(stage(&f16_problem(&Gemm::new(17, 17, 17)), true, LIMIT).is_none());
     // only C misaligned and k small: the copy of C costs more than the TMA kernels save
     let nt = Gemm::new(2048, 1001, 64).trans_b(true);
-    assert!(choose(&f16_problem(&nt), true, LIMIT).is_none());
+    assert!(stage(&f16_problem(&nt), true, LIMIT).is_none());
 }
 
 #[test]
 fn only_c_misaligned_stages_c_on_hopper_with_deep_k() {
     let nt = f16_problem(&Gemm::new(2048, 1001, 4096).trans_b(true));
-    let s = choose(&nt, true, LIMIT).unwrap();
+    let s = stage(&nt, true, LIMIT).unwrap();
     assert_eq!(
         s.staged,
         Staged {
@@ -133,7 +229,7 @@ fn only_c_misaligned_stages_c_on_hopper_with_deep_k() {
         }
     );
     assert!(
-        choose(&nt, false, LIMIT).is_none(),
+        stage(&nt, false, LIMIT).is_none(),
         "sm_80 kernels store an unaligned C as fast"
     );
 }
@@ -248,14 +344,14 @@ fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
         Gemm::new(3000, 3000, 3000),
         Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104),
     ] {
-        let s = choose(&f16_problem(&g), true, LIMIT).unwrap();
+        let s = stage(&f16_problem(&g), true, LIMIT).unwrap();
         assert!(
             s.staged.a && s.staged.b && !s.staged.c,
             "{g:?}: {:?}",
             s.staged
         );
         assert!(
-            choose(&f16_problem(&g), false, LIMIT).is_none(),
+            stage(&f16_problem(&g), false, LIMIT).is_none(),
             "sm_80: {g:?}"
         );
     }
@@ -266,7 +362,7 @@ fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
         c: 0x3000,
     });
     assert_eq!(
-        choose(&p, true, LIMIT).unwrap().staged,
+        stage(&p, true, LIMIT).unwrap().staged,
         Staged {
             a: true,
             b: false,
@@ -282,10 +378,10 @@ fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
     )
     .and_then(|p| p.resolve_precision(false))
     .unwrap();
-    assert!(choose(&tf32, true, LIMIT).is_none());
+    assert!(stage(&tf32, true, LIMIT).is_none());
     // rows on their lines, or too little work for the copies to pay
-    assert!(choose(&f16_problem(&Gemm::new(3072, 3072, 3072)), true, LIMIT).is_none());
-    assert!(choose(&f16_problem(&Gemm::new(1000, 1000, 64)), true, LIMIT).is_none());
+    assert!(stage(&f16_problem(&Gemm::new(3072, 3072, 3072)), true, LIMIT).is_none());
+    assert!(stage(&f16_problem(&Gemm::new(1000, 1000, 64)), true, LIMIT).is_none());
 }
 
 #[test]
@@ -300,8 +396,8 @@ fn overlapping_batches_and_huge_strides_do_not_overflow() {
         f16_problem(&Gemm::new(1, 1, 1)).signature().to_owned(),
         (usize::MAX, usize::MAX, usize::MAX),
     );
-    assert!(choose(&p, true, u64::MAX).is_none_or(|s| s.bytes > LIMIT));
-    assert!(choose(&p, true, LIMIT).is_none());
+    assert!(stage(&p, true, u64::MAX).is_none_or(|s| s.bytes > LIMIT));
+    assert!(stage(&p, true, LIMIT).is_none());
 }
 
 /// A TF32 call of at most `EXACT_ROWS` rows with an unaligned A or B runs as exact FP32; aligned
