@@ -38,10 +38,10 @@ pub enum Precision {
     /// FP32 products and sums (`fma.rn.f32`), whatever the context allows.
     Exact,
     /// TF32 tensor-core products (inputs rounded to 10 mantissa bits), FP32 sums. `f32` inputs only.
-    /// A call of at most 32 rows of C whose A or B is not 16-byte aligned runs as
-    /// [`Precision::Exact`] (as does `Default` with TF32 allowed): the tensor-core kernels would
-    /// read such a weight through a packed copy, the CUDA-core ones read it as it lies (faster
-    /// there, and at least as accurate).
+    /// A call of at most 4 rows of C with B stored k×n, whose A or B is not 16-byte aligned, runs
+    /// as [`Precision::Exact`] (as does `Default` with TF32 allowed): the tensor-core kernels would
+    /// copy such a weight element by element or through a packed copy, the CUDA-core stream
+    /// kernels read it as it lies (faster there, and at least as accurate).
     Tf32,
     /// f16 inputs with f16 accumulation (`mma…f16.f16.f16.f16`) and f16 output: every partial sum
     /// is rounded to 11 significant bits and overflows past 65504, so the error grows with `k`

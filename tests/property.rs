@@ -182,14 +182,15 @@ struct Ran {
 }
 
 /// Whether dispatch runs `g` (its bases aligned, as `Context::plan` assumes) as exact FP32
-/// although it asks for TF32 (`Precision::Tf32`'s documented rule): at most 32 rows of C, a
-/// product, and A or B not 16-byte aligned (a leading dimension, or a batch stride, not a whole
-/// number of 4 f32).
+/// although it asks for TF32 (`Precision::Tf32`'s documented rule): at most 4 rows of C (the f32
+/// stream kernels' tallest tile), B stored k×n (their layouts), a product, and A or B not 16-byte
+/// aligned (a leading dimension, or a batch stride, not a whole number of 4 f32).
 fn runs_exact(g: &tcgemm::Gemm) -> bool {
     let odd = |elems: usize| elems % 4 != 0;
     let strides = g.batch > 1 && (odd(g.stride_a_or_packed()) || odd(g.stride_b_or_packed()));
     g.precision == Precision::Tf32
-        && g.m <= 32
+        && g.m <= 4
+        && !g.trans_b
         && g.k > 0
         && g.alpha != 0.0
         && (odd(g.lda_or_packed()) || odd(g.ldb_or_packed()) || strides)

@@ -219,23 +219,23 @@ fn stream_cases<I: TestElem, O: TestElem>(
     }
 }
 
-/// A TF32 call of at most 32 rows whose A or B is not 16-byte aligned runs as exact FP32 (FFMA,
-/// nothing staged; `staging::exact_instead`): exact FP32's tolerance, repeated bitwise; one row
-/// more runs TF32.
+/// A TF32 call whose A or B is not 16-byte aligned and which the f32 stream kernels take (at most
+/// 4 rows, `nn` or `tn`) runs as exact FP32 (FFMA, nothing staged; `staging::exact_instead`):
+/// exact FP32's tolerance, repeated bitwise; one row more, or an n×k weight, runs TF32.
 #[test]
-fn few_row_tf32_calls_with_unaligned_weights_run_exact() {
+fn tf32_calls_the_stream_kernels_take_run_exact() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng::for_test("few-row tf32, unaligned weights");
     let tf32 = |m, n, k| Problem::new(m, n, k).precision(tcgemm::Precision::Tf32);
     let cases = [
         ("odd width", tf32(1, 3001, 1500)),
         (
-            "odd ld, n×k weight",
-            tf32(32, 1001, 777).trans(false, true).pad_ld(0, 1, 0),
+            "odd ld, k×m activations",
+            tf32(4, 1001, 777).trans(true, false).pad_ld(0, 1, 0),
         ),
         (
             "offset weight, beta",
-            tf32(7, 515, 2000).offsets(0, 1, 0).scale(1.5, -0.5),
+            tf32(3, 515, 2000).offsets(0, 1, 0).scale(1.5, -0.5),
         ),
     ];
     for (label, p) in cases {
@@ -258,7 +258,11 @@ fn few_row_tf32_calls_with_unaligned_weights_run_exact() {
             "{label}: repeat differs"
         );
     }
-    let taller = tf32(33, 3001, 1500).gemm();
-    let plan = ctx.plan::<f32, f32>(&taller).expect("plan");
-    assert_eq!(plan.kernel.math, tcgemm::Math::MmaTf32, "{plan:?}");
+    for tf32_call in [
+        tf32(5, 3001, 1500),
+        tf32(1, 1001, 777).trans(false, true).pad_ld(0, 1, 0),
+    ] {
+        let plan = ctx.plan::<f32, f32>(&tf32_call.gemm()).expect("plan");
+        assert_eq!(plan.kernel.math, tcgemm::Math::MmaTf32, "{plan:?}");
+    }
 }

@@ -106,24 +106,30 @@ fn streamed(problem: &Problem) -> bool {
         && problem.maths().is_some_and(|ms| ms.contains(&Math::Ffma))
 }
 
-/// Rows of C up to which a TF32 call with an unaligned A or B runs as exact FP32 ([`exact_instead`]).
-pub(crate) const EXACT_ROWS: usize = 32;
-
 /// `problem` (resolved on buffers) as an exact FP32 call where that is faster than TF32: a call
-/// whose first math is TF32 (`Precision::Tf32`, or `Default` with TF32 allowed), of at most
-/// [`EXACT_ROWS`] rows, whose A or B is not 16-byte aligned. The TF32 kernels would read such a
-/// weight through a staged copy (twice its traffic more); the CUDA-core kernels read it as it lies
-/// (4-byte copies, or the stream kernels' aligned 16-byte loads up to their rows), and their
-/// products are exact. H200, same run as cuBLAS's TF32, TFLOPS exact
-/// against TF32 staged: 1×32001×4096 1.54 / 0.55, 1×50257×4096 1.26 / 0.54, 16×32001×4096
-/// 18.2 / 8.8, 32×32001×4096 25.2 / 17.5, but 64×32001×4096 25.2 / 35.1 (docs/unaligned-log.md,
-/// attempt 6). `None`: the call runs as asked.
+/// whose first math is TF32 (`Precision::Tf32`, or `Default` with TF32 allowed), whose A or B is
+/// not 16-byte aligned, and which an f32 stream kernel takes as exact FP32 ([`dispatch::streams`]:
+/// at most its rows, in its layouts). The stream kernels read an unaligned weight as it lies with
+/// aligned 16-byte loads; the TF32 kernels copy it element by element, or through a staged copy
+/// (twice its traffic more), and are faster from 5 rows on. H200, same run as cuBLAS, TFLOPS
+/// exact against TF32 unstaged on the 16- or 32-row `mma.sync` tile (docs/unaligned-log.md,
+/// attempts 6 and 14): 1×32001×4096 1.92 (stream) / 0.55 (staged), 4×32001×4096 7.24 (stream) /
+/// 6.42; but on the CUDA-core tiles 8×32001×4096 11.6 / 12.8, 16×32001×4096 18.4 / 25.5,
+/// 16×50257×4096 14.8 / 20.7, 32×32001×4096 28.0 / 37.9. `None`: the call runs as asked.
 pub(crate) fn exact_instead(problem: &Problem) -> Option<Problem> {
     let tf32_first = problem.maths()?.first() == Some(&Math::MmaTf32);
     let unaligned = misaligned(problem.a()) || misaligned(problem.b());
-    let exact = tf32_first && unaligned && problem.reads_ab() && problem.gemm().m <= EXACT_ROWS;
+    if !(tf32_first && unaligned && problem.reads_ab()) {
+        return None;
+    }
     // FP32 inputs always resolve to `Exact` (FFMA)
-    exact.then(|| problem.with_precision(Precision::Exact).ok())?
+    let exact = problem.with_precision(Precision::Exact).ok()?;
+    let streamed = |k: &KernelSpec| {
+        k.family == Family::CudaCoreStream
+            && dispatch::streams(k, &exact)
+            && crate::can_implement(k, &exact).is_ok()
+    };
+    KERNELS.iter().any(streamed).then_some(exact)
 }
 
 /// The staging of `problem` (resolved to its precision) on a device with the sm_90a module

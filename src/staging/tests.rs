@@ -1,9 +1,8 @@
-use super::model::EXACT_ROWS;
 use super::*;
 use crate::calls::Cuts;
 use crate::gemm::Precision;
 use half::f16;
-use tcgemm_kernels::config::{find_kernel, Math, Target};
+use tcgemm_kernels::config::{find_kernel, Elem, Family, Math, Target, KERNELS};
 use tcgemm_testkit::Layout;
 
 /// `g` with f16 inputs and output, its precision resolved.
@@ -400,26 +399,39 @@ fn overlapping_batches_and_huge_strides_do_not_overflow() {
     assert!(stage(&p, true, LIMIT).is_none());
 }
 
-/// A TF32 call of at most `EXACT_ROWS` rows with an unaligned A or B runs as exact FP32; aligned
-/// calls, taller ones and exact ones run as asked.
+/// A TF32 call with an unaligned A or B that an f32 stream kernel takes (at most its rows, `nn`
+/// or `tn`) runs as exact FP32; aligned calls, taller ones, other layouts and exact ones run as
+/// asked.
 #[test]
-fn few_row_tf32_calls_with_unaligned_weights_run_exact() {
+fn tf32_calls_the_stream_kernels_take_run_exact() {
     let resolved = |g: &Gemm, allow_tf32: bool| {
         Problem::assume_aligned::<f32, f32>(g)
             .and_then(|p| p.resolve_precision(allow_tf32))
             .unwrap()
     };
+    let rows = KERNELS
+        .iter()
+        .filter(|k| k.family == Family::CudaCoreStream && k.input == Elem::F32)
+        .map(|k| k.block.m as usize)
+        .max()
+        .expect("f32 stream kernels");
     let tf32 = |m, n| Gemm::new(m, n, 4096).precision(Precision::Tf32);
     // 50257 columns: B's rows are not 16-byte aligned
     let p = exact_instead(&resolved(&tf32(1, 50257), false)).expect("runs exact");
     assert_eq!(p.gemm().precision, Precision::Exact);
     assert_eq!(p.maths(), Some(&[Math::Ffma][..]));
-    assert!(exact_instead(&resolved(&tf32(EXACT_ROWS, 50257), false)).is_some());
+    assert!(exact_instead(&resolved(&tf32(rows, 50257), false)).is_some());
+    assert!(exact_instead(&resolved(&tf32(rows, 50257).trans_a(true), false)).is_some());
     // TF32 allowed for Default: the same
-    let default = Gemm::new(16, 32001, 4096);
+    let default = Gemm::new(rows, 32001, 4096);
     assert!(exact_instead(&resolved(&default, true)).is_some());
-    // taller calls, aligned weights, exact calls and calls without a product run as asked
-    assert!(exact_instead(&resolved(&tf32(EXACT_ROWS + 1, 50257), false)).is_none());
+    // taller calls (the TF32 tiles are faster: 16×32001×4096 25.5 TFLOPS against 18.4 exact),
+    // an n×k weight (no f32 stream kernel), aligned weights, exact calls and calls without a
+    // product run as asked
+    assert!(exact_instead(&resolved(&tf32(rows + 1, 50257), false)).is_none());
+    assert!(exact_instead(&resolved(&tf32(16, 32001), false)).is_none());
+    let nk = tf32(1, 4096).trans_b(true).ldb(4097);
+    assert!(exact_instead(&resolved(&nk, false)).is_none());
     assert!(exact_instead(&resolved(&tf32(1, 50264), false)).is_none());
     assert!(exact_instead(&resolved(&default, false)).is_none());
     assert!(exact_instead(&resolved(&tf32(1, 50257).alpha(0.0), false)).is_none());
