@@ -43,10 +43,11 @@ pub(super) mod rate {
     /// f32 elements per second each block of an sm_80 TF32 kernel copies element by element
     /// (`ld.global` of 4 bytes) from an unaligned A or B: latency-bound, whatever the tile.
     /// With [`NARROW_32_TILE`], fitted (relative least squares) to 18 unstaged TF32 calls of one
-    /// to four tiles per block slot (H200, docs/unaligned-log.md attempt 13; [`super::Dispatched::copy_time`]):
-    /// within 0.8–1.3× of 33³ to 501³ (16×128 tiles), 1001³ 0.96×, 2047³ 1.04×, 64·512³ `+bs1`
-    /// 0.84×, 128×32001×4096 1.15×; split calls run slower than it says (64×4096² `+ld1` in 8
-    /// slices 0.59×: the reduction is not counted).
+    /// to four tiles per block slot (H200, docs/unaligned-log.md attempt 13;
+    /// [`super::Dispatched::copy_time`]), its time over the measured: 0.8–1.3× on 33³ to 501³
+    /// (16×128 tiles), 1001³ 0.96×, 2047³ 1.04×, 64·512³ `+bs1` 0.84×, 128×32001×4096 1.15×;
+    /// split calls run slower than it says (64×4096² `+ld1` in 8 slices 0.59×: the reduction is
+    /// not counted).
     pub const NARROW_32_PER_BLOCK: f64 = 3.9e9;
     /// Seconds each tile adds to those copies (fill, drain and the element-wise stores of C).
     pub const NARROW_32_TILE: f64 = 4.4e-6;
