@@ -12,6 +12,13 @@ fn f16_problem(g: &Gemm) -> Problem {
         .expect("valid problem")
 }
 
+/// `g` with f32 inputs and output asking for TF32, its precision resolved.
+fn tf32_problem(g: &Gemm) -> Problem {
+    Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
+        .and_then(|p| p.resolve_precision(false))
+        .expect("valid problem")
+}
+
 const LIMIT: u64 = 2 << 30;
 
 /// [`choose`] with the plan dispatch makes unstaged on an H200 (132 SMs, both cuts): every kernel
@@ -61,11 +68,7 @@ fn large_odd_products_stage_every_misaligned_operand() {
         )
         .is_none());
     }
-    let tf32 = Problem::assume_aligned::<f32, f32>(
-        &Gemm::new(4097, 4097, 4097).precision(Precision::Tf32),
-    )
-    .and_then(|p| p.resolve_precision(false))
-    .unwrap();
+    let tf32 = tf32_problem(&Gemm::new(4097, 4097, 4097));
     assert!(stage(&tf32, true, LIMIT).is_some());
 }
 
@@ -114,15 +117,10 @@ fn few_tile_16_bit_calls_stage() {
 /// 256×4096×4096 `ld + 1` 92.6 / 80.5; docs/unaligned-log.md, attempt 11).
 #[test]
 fn tf32_weights_stage_only_where_the_copy_pays() {
-    let tf32 = |g: Gemm| {
-        Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
-            .and_then(|p| p.resolve_precision(false))
-            .unwrap()
-    };
     let odd_ld = |m: usize| Gemm::new(m, 4096, 4096).lda(4097).ldb(4097).ldc(4097);
-    assert!(stage(&tf32(Gemm::new(128, 32001, 4096)), true, LIMIT).is_none());
-    assert!(stage(&tf32(odd_ld(64)), true, LIMIT).is_none());
-    assert!(stage(&tf32(odd_ld(256)), true, LIMIT).is_some());
+    assert!(stage(&tf32_problem(&Gemm::new(128, 32001, 4096)), true, LIMIT).is_none());
+    assert!(stage(&tf32_problem(&odd_ld(64)), true, LIMIT).is_none());
+    assert!(stage(&tf32_problem(&odd_ld(256)), true, LIMIT).is_some());
 }
 
 /// TF32 calls with an unaligned A or B whose unstaged kernel runs few tiles per block slot, its
@@ -131,11 +129,6 @@ fn tf32_weights_stage_only_where_the_copy_pays() {
 /// against the aligned twin plus the copies, docs/unaligned-log.md attempt 13).
 #[test]
 fn few_tile_tf32_calls_stage_onto_wgmma_kernels() {
-    let tf32 = |g: Gemm| {
-        Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
-            .and_then(|p| p.resolve_precision(false))
-            .unwrap()
-    };
     let gap = |g: Gemm, items: usize, len: usize| {
         g.batch(items)
             .stride_a(len + 1)
@@ -151,12 +144,12 @@ fn few_tile_tf32_calls_stage_onto_wgmma_kernels() {
         Gemm::new(1921, 1023, 517),
         gap(Gemm::new(512, 512, 512), 64, 512 * 512),
     ] {
-        let s = stage(&tf32(g), true, LIMIT).expect("staged");
+        let s = stage(&tf32_problem(&g), true, LIMIT).expect("staged");
         assert!(s.staged.a && s.staged.b && s.staged.c, "{g:?}");
     }
     // without the sm_90a module the staged call would run on the sm_80 kernels, latency-bound on
     // few tiles as well: the flop rates alone decide, as before
-    assert!(stage(&tf32(Gemm::new(1001, 1001, 1001)), false, LIMIT).is_none());
+    assert!(stage(&tf32_problem(&Gemm::new(1001, 1001, 1001)), false, LIMIT).is_none());
     // unstaged 21.6 µs against 28.7 (the copies are most of it); 50.1 against 89.9, 60.2 against
     // 95.4 (split calls); and where the staged call would run on the sm_80 kernels too:
     // 301×263×517 18.2 against 25.2, 501³ 18.1 against 26.2, 257³ 11.5 against 19.0,
@@ -170,7 +163,7 @@ fn few_tile_tf32_calls_stage_onto_wgmma_kernels() {
         Gemm::new(257, 257, 257),
         Gemm::new(777, 333, 1025).trans_a(true),
     ] {
-        assert!(stage(&tf32(g), true, LIMIT).is_none(), "{g:?}");
+        assert!(stage(&tf32_problem(&g), true, LIMIT).is_none(), "{g:?}");
     }
 }
 
@@ -179,11 +172,6 @@ fn few_tile_tf32_calls_stage_onto_wgmma_kernels() {
 /// for 64·512³ (512 tiles, one slot each).
 #[test]
 fn the_copy_time_counts_the_busiest_block_slots_tiles() {
-    let p = |g: Gemm| {
-        Problem::assume_aligned::<f32, f32>(&g.precision(Precision::Tf32))
-            .and_then(|p| p.resolve_precision(false))
-            .unwrap()
-    };
     let run = |name| Dispatched {
         spec: find_kernel(name).unwrap(),
         slices: 1,
@@ -192,10 +180,10 @@ fn the_copy_time_counts_the_busiest_block_slots_tiles() {
     let per_tile = |k: f64, rows_cols: f64| {
         k * rows_cols / model::rate::NARROW_32_PER_BLOCK + model::rate::NARROW_32_TILE
     };
-    let square = p(Gemm::new(1001, 1001, 1001));
+    let square = tf32_problem(&Gemm::new(1001, 1001, 1001));
     let t = run("tf32_nn_64x128x32_w32x32_s4").copy_time(&square);
     assert!((t - per_tile(1001.0, 192.0)).abs() < 1e-12, "{t}");
-    let batched = p(Gemm::new(512, 512, 512).batch(64));
+    let batched = tf32_problem(&Gemm::new(512, 512, 512).batch(64));
     let t = run("tf32_nn_128x256x32_w64x64_s3").copy_time(&batched);
     assert!((t - 4.0 * per_tile(512.0, 384.0)).abs() < 1e-12, "{t}");
     // in 4 slices of 128: four times the tiles, a quarter of K each
@@ -369,14 +357,7 @@ fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
         }
     );
     // TF32 reads rows off their lines at full speed
-    let tf32 = Problem::assume_aligned::<f32, f32>(
-        &Gemm::new(4096, 4096, 4096)
-            .lda(4104)
-            .ldb(4104)
-            .precision(Precision::Tf32),
-    )
-    .and_then(|p| p.resolve_precision(false))
-    .unwrap();
+    let tf32 = tf32_problem(&Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104));
     assert!(stage(&tf32, true, LIMIT).is_none());
     // rows on their lines, or too little work for the copies to pay
     assert!(stage(&f16_problem(&Gemm::new(3072, 3072, 3072)), true, LIMIT).is_none());
