@@ -4,8 +4,8 @@
 //! and one aligned shape with edge tiles (beta = 0 and rows of whole 16-byte pieces: the Hopper
 //! kernels store C by TMA there; `tests/tma_store.rs` covers that path's tails).
 //! Small on purpose: the GPU bundle runs it under `compute-sanitizer` (memcheck, racecheck,
-//! synccheck, initcheck) with the filter `every_kernel`; `TCGEMM_KERNEL_FILTER=SUBSTRING` limits it to
-//! the kernels whose names contain SUBSTRING.
+//! synccheck, initcheck) with the filter `every_kernel`; `TCGEMM_KERNEL_FILTER=SUB[,SUB...]` limits it to
+//! the kernels whose names contain any SUB.
 //!
 //! Tolerances: the FP32 path's (see `tests/fp32.rs`) for FFMA; TF32 relative Frobenius 2e-3
 //! (`tests/tf32.rs`); 16-bit inputs with f32 accumulation `16·2⁻²⁴·√k`, plus twice the unit
@@ -80,12 +80,11 @@ fn check<I: TestElem, O: TestElem>(
 fn every_kernel_tail_and_full_shape() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng::for_test("every_kernel_tail_and_full_shape");
-    // TCGEMM_KERNEL_FILTER=substring narrows the run (sanitizer runs of one family)
-    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
+    // TCGEMM_KERNEL_FILTER narrows the run (sanitizer runs of one family)
     let kernels: Vec<_> = ctx
         .kernels()
         .into_iter()
-        .filter(|k| k.role() == Role::Gemm && k.name.contains(filter.as_str()))
+        .filter(|k| k.role() == Role::Gemm && kernel_filter_selects(k.name))
         .collect();
     assert!(!kernels.is_empty(), "a GPU context with no runnable kernel");
     for spec in kernels {
@@ -107,9 +106,8 @@ fn every_kernel_ping_pong_on_several_long_items_per_cta() {
     let Some(ctx) = gpu() else { return };
     let mut rng = Rng::for_test("every_kernel_ping_pong_on_several_long_items_per_cta");
     let sms = ctx.capabilities().sm_count as usize;
-    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
     for spec in ctx.kernels() {
-        if spec.family != Family::TmaPingPong || !spec.name.contains(filter.as_str()) {
+        if spec.family != Family::TmaPingPong || !kernel_filter_selects(spec.name) {
             continue;
         }
         let (bm, bn, bk) = (

@@ -5,7 +5,7 @@
 //! shared ones), and dispatch on short-wave shapes of every path and layout: the plan shows
 //! stream-K, the result is within the path's tolerance of the f64 reference, bitwise identical
 //! over repeats, and within tolerance with stream-K off (`ContextOptions::stream_k = false`).
-//! `TCGEMM_KERNEL_FILTER=SUBSTRING` narrows the by-name test (sanitizer runs).
+//! `TCGEMM_KERNEL_FILTER=SUB[,SUB...]` (`kernel_filter_selects`) narrows the by-name test (sanitizer runs).
 //!
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
@@ -121,7 +121,7 @@ fn every_stream_k_kernel() {
     let kernels: Vec<_> = ctx
         .kernels()
         .into_iter()
-        .filter(|k| k.role() == Role::Gemm && k.streams_k() && k.name.contains(filter.as_str()))
+        .filter(|k| k.role() == Role::Gemm && k.streams_k() && kernel_filter_selects(k.name))
         .collect();
     assert!(
         !kernels.is_empty(),

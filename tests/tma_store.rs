@@ -6,7 +6,7 @@
 //! bit for bit against the same kernel storing from its registers
 //! (`ContextOptions::tma_store = false`). Each case's C starts poisoned, and the reference check
 //! also fails a write outside C's entries (padding, the gap between batch items).
-//! `TCGEMM_KERNEL_FILTER=SUBSTRING` narrows it (sanitizer runs).
+//! `TCGEMM_KERNEL_FILTER=SUB[,SUB...]` (`kernel_filter_selects`) narrows it (sanitizer runs).
 //!
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless
 //! `TCGEMM_REQUIRE_GPU=1`).
@@ -105,7 +105,7 @@ fn tma_store_matches_register_stores_bit_for_bit() {
     let kernels: Vec<_> = ctx
         .kernels()
         .into_iter()
-        .filter(|k| stores_c_by_tma(k) && k.name.contains(filter.as_str()))
+        .filter(|k| stores_c_by_tma(k) && kernel_filter_selects(k.name))
         .collect();
     assert!(
         !kernels.is_empty() || !filter.is_empty(),

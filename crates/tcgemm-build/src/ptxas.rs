@@ -105,19 +105,23 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
         count: 1,
         max_bytes: 32,
         why: "the TF32 128x256 `nn` tile (64x64 warp tiles, fragments double-buffered, 255 \
-              registers): ptxas 12.9 spills 24 B (sm_80 and sm_90), three 64-bit copy addresses \
+              registers): ptxas 12.9 spilled 24 B (sm_80 and sm_90), three 64-bit copy addresses \
               stored and reloaded once per k-tile (SASS: 3 STL.64 + 3 LDL.64 in a \
-              622-instruction steady loop). Measured faster than the same loop without spills \
-              (rounding with `cvt.rna`, 254 registers): 185.4 against 179.6 TFLOPS at 4096^3, \
-              173.3 against 167.6 at 8192^3 (H200; docs/kernel-log.md, session 21)",
+              622-instruction steady loop); 16 B since the element-wise copies were coalesced \
+              (every architecture; docs/unaligned-log.md, attempt 15). Measured faster than the \
+              same loop without spills (rounding with `cvt.rna`, 254 registers): 185.4 against \
+              179.6 TFLOPS at 4096^3, 173.3 against 167.6 at 8192^3 (H200; docs/kernel-log.md, \
+              session 21)",
     },
     SpillAllowance {
         kernel: |k| tf32_128x256(k) && k.trans_a && k.trans_b,
         count: 1,
         max_bytes: 96,
         why: "the TF32 128x256 `tt` tile (fragments double-buffered, 255 registers; A's \
-              fragments from 16 scalar shared loads): ptxas 12.9 spills 24 B on sm_80 and \
-              52 B stores / 84 B loads on sm_90 (SASS: 7 LDL of loop invariants per k-tile). \
+              fragments from 16 scalar shared loads): ptxas 12.9 spilled 24 B on sm_80 and \
+              52 B stores / 84 B loads on sm_90 (SASS: 7 LDL of loop invariants per k-tile); \
+              since the element-wise copies were coalesced 16 B on sm_80 to sm_89 and 48 B \
+              stores / 64 B loads on sm_90 (docs/unaligned-log.md, attempt 15). \
               Measured faster than the single-buffered loop without spills: 166.3 against \
               112.6-127.1 TFLOPS at 4096^3, 139.8 against 114.7-115.8 at 8192^3 (H200; \
               docs/kernel-log.md, session 21)",
@@ -190,6 +194,24 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               1 block/SM (as `nn`, `nt`) it would not spill, but that bound is one for every \
               architecture, and the tile's H200 speed was measured at 2. Not measured on an \
               sm_86 or sm_89 device (none here; docs/kernel-log.md, session 33)",
+    },
+    SpillAllowance {
+        kernel: |k| {
+            k.family == Family::MmaSyncMultistage
+                && k.math == Math::MmaTf32
+                && (k.block.m, k.block.n) == (128, 128)
+                && k.trans_a
+                && !k.trans_b
+        },
+        count: 1,
+        max_bytes: 112,
+        why: "the TF32 128x128 `tn` tile (256 threads, 2 blocks/SM: 128 registers; both \
+              operands r-contiguous, fragments from scalar shared loads): since its element-wise \
+              copies were coalesced, ptxas 12.9 spills 64 B stores / 112 B loads (48 B stack) in \
+              its sm_86 and sm_89 code only; the sm_80 and sm_90 code, which the H200 runs, does \
+              not. The coalesced copies measured 1.15-1.23x the old ones on the unstaged TF32 \
+              calls they serve (docs/unaligned-log.md, attempt 15). SASS not read; not measured \
+              on an sm_86 or sm_89 device (none here)",
     },
 ];
 

@@ -20,6 +20,29 @@ pub fn kernel_precision(spec: &KernelSpec) -> Precision {
     }
 }
 
+/// Whether `TCGEMM_KERNEL_FILTER` selects the kernel called `name`: the variable is a
+/// comma-separated list of substrings and a name containing any of them is selected; unset or
+/// empty, every kernel is. The by-name tests read it, so that a sanitizer run can take one family
+/// (e.g. `tf32_nn_128x256,tf32_nt_16x128`).
+///
+/// ```
+/// // unset, the filter selects every kernel
+/// if std::env::var_os("TCGEMM_KERNEL_FILTER").is_none() {
+///     assert!(tcgemm_testkit::kernel_filter_selects("tf32_nn_16x128x32_w16x32_s4"));
+/// }
+/// ```
+pub fn kernel_filter_selects(name: &str) -> bool {
+    selects(
+        &std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default(),
+        name,
+    )
+}
+
+/// [`kernel_filter_selects`] with the filter given.
+fn selects(filter: &str, name: &str) -> bool {
+    filter.is_empty() || filter.split(',').any(|s| !s.is_empty() && name.contains(s))
+}
+
 /// Whether kernel `spec` accepts the call `p`: the library's own rule,
 /// [`tcgemm::can_implement`], asked about `p`'s views at their offsets from 256-byte-aligned
 /// allocations (as the tests allocate them). A kernel of other element types or another layout
@@ -107,4 +130,18 @@ macro_rules! with_kernel_elems {
             ),
         }
     }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selects;
+
+    #[test]
+    fn a_filter_selects_names_with_any_of_its_substrings() {
+        assert!(selects("", "tf32_nn_128x256x32_w64x64_s3"));
+        assert!(selects("tf32_nn", "tf32_nn_128x256x32_w64x64_s3"));
+        assert!(selects("_seed,x64_s3", "tf32_nn_128x256x32_w64x64_s3"));
+        assert!(!selects("_seed,_tma", "tf32_nn_128x256x32_w64x64_s3"));
+        assert!(!selects(",", "tf32_nn_128x256x32_w64x64_s3"));
+    }
 }

@@ -15,8 +15,8 @@
 //! distinct 16-byte bank groups.
 //!
 //! - `per_chunk` (device code): `cp.async`, each 16-byte chunk's coordinates, predicate and address
-//!   recomputed every k-tile (few live registers; 32-bit elements). The seed and multistage TF32
-//!   kernels.
+//!   recomputed every k-tile (few live registers; 32-bit elements); without 16-byte access, one
+//!   element per thread and copy, a warp's 32 consecutive. The seed and multistage TF32 kernels.
 //! - `precomputed` (device code): `cp.async`, every per-thread address, stride and predicate
 //!   computed once per block, so an interior k-tile costs one add and one `cp.async` per chunk (any
 //!   element width). The multistage 16-bit kernels, the CUDA-core kernels' M/N-contiguous operands.

@@ -5,11 +5,12 @@
 //! Every thread copies 16-byte chunks (4 elements along the contiguous dimension) with
 //! `cp.async.cg … 16, src_bytes`, which zero-fills what lies past the matrix edge; when the host says
 //! 16-byte access is not allowed (`vec == false`), each element goes with its own 4-byte
-//! `cp.async.ca … 4, src_bytes`.
+//! `cp.async.ca … 4, src_bytes`, a warp's 32 on 32 consecutive elements of a line.
 
 use crate::arch::cp_async::{
     global_to_shared_ca_4_zfill, global_to_shared_cg_16, global_to_shared_cg_16_zfill,
 };
+use crate::arch::opaque::unhoisted;
 
 /// Geometry of one operand's tile copy.
 #[derive(Clone, Copy)]
@@ -110,6 +111,9 @@ impl PerChunkCopy {
         k0: u32,
         tid: u32,
     ) {
+        if !self.vec {
+            return self.issue_words::<R, BK, KPAD, RPAD, THREADS>(dst, k0, tid);
+        }
         let chunks = R * BK / 4;
         let mut c = tid;
         while c < chunks {
@@ -150,17 +154,84 @@ impl PerChunkCopy {
             } else {
                 self.base.wrapping_add(off * 4)
             };
-            let d = dst + s_off;
-            if self.vec {
-                global_to_shared_cg_16_zfill(d, src, left * 4);
-            } else {
-                for e in 0..4u32 {
-                    let ok = e < left;
-                    let s = if ok { src + 4 * e as u64 } else { self.base };
-                    global_to_shared_ca_4_zfill(d + 4 * e, s, if ok { 4 } else { 0 });
-                }
-            }
+            global_to_shared_cg_16_zfill(dst + s_off, src, left * 4);
             c += THREADS;
+        }
+    }
+
+    /// [`Self::issue`] where 16-byte access is not allowed: each element by its own
+    /// `cp.async.ca … 4, src_bytes` (0 past the matrix edge: zero-filled), consecutive threads on
+    /// consecutive elements of a line, so that a warp's copy reads 128 contiguous bytes and writes
+    /// 32 distinct banks (four threads on one 16-byte chunk, as [`Self::issue`] places them, read
+    /// four times the sectors and write four times the wavefronts).
+    ///
+    /// # Safety
+    /// As [`Self::issue`].
+    #[inline(always)]
+    unsafe fn issue_words<
+        const R: u32,
+        const BK: u32,
+        const KPAD: u32,
+        const RPAD: u32,
+        const THREADS: u32,
+    >(
+        &self,
+        dst: u32,
+        k0: u32,
+        tid: u32,
+    ) {
+        // every thread keeps one place along its lines
+        const {
+            assert!(THREADS.is_multiple_of(R) && THREADS.is_multiple_of(BK));
+            assert!((R * BK).is_multiple_of(THREADS));
+        };
+        let (len, line_bytes) = if self.k_contig {
+            (BK, (BK + KPAD) * 4)
+        } else {
+            (R, (R + RPAD) * 4)
+        };
+        // computed here, not hoisted out of the mainloop (an address or predicate per element
+        // held through it spills the 128×256 tiles)
+        let tid = unhoisted(tid);
+        let (pos, line0, lines) = (tid % len, tid / len, THREADS / len);
+        // lines this copy may read (from the tile's first), whether its place along them is
+        // inside the matrix, and its first element's offset; the next element is `lines` lines on
+        let (line_lim, pos_ok, first) = if self.k_contig {
+            let (gr, gk) = (self.r0 + line0, k0 + pos);
+            (
+                self.rows.saturating_sub(self.r0),
+                gk < self.k,
+                gr as u64 * self.ld + gk as u64,
+            )
+        } else {
+            let (gr, gk) = (self.r0 + pos, k0 + line0);
+            (
+                self.k.saturating_sub(k0),
+                gr < self.rows,
+                gk as u64 * self.ld + gr as u64,
+            )
+        };
+        let step = lines as u64 * self.ld * 4;
+        let mut src = self.base.wrapping_add(first * 4);
+        let mut d = dst + line0 * line_bytes + pos * 4;
+        let mut line = line0;
+        // a loop of pairs, its count hidden: unrolled whole (32 elements per thread in
+        // the 128×256 tiles), the copies grow the k-tile's code past what LLVM unrolls around
+        // them, and the fragment buffers it then indexes by a variable live in local memory
+        let per_thread = R * BK / THREADS;
+        let group = if per_thread.is_multiple_of(2) { 2 } else { 1 };
+        let mut groups = unhoisted(per_thread / group);
+        while groups > 0 {
+            for _ in 0..group {
+                let ok = pos_ok && line < line_lim;
+                // elements past the edge read nothing; give them the always-valid base address
+                let s = if ok { src } else { self.base };
+                global_to_shared_ca_4_zfill(d, s, if ok { 4 } else { 0 });
+                src = src.wrapping_add(step);
+                d += lines * line_bytes;
+                line += lines;
+            }
+            groups -= 1;
         }
     }
 }
