@@ -162,8 +162,9 @@ impl PerChunkCopy {
     /// [`Self::issue`] where 16-byte access is not allowed: each element by its own
     /// `cp.async.ca … 4, src_bytes` (0 past the matrix edge: zero-filled), consecutive threads on
     /// consecutive elements of a line, so that a warp's copy reads 128 contiguous bytes and writes
-    /// 32 distinct banks (four threads on one 16-byte chunk, as [`Self::issue`] places them, read
-    /// four times the sectors and write four times the wavefronts).
+    /// 32 distinct banks (a thread per 16-byte chunk, as the 16-byte copies are placed, copying its
+    /// four elements one by one would read four times the sectors and write four times the
+    /// wavefronts: docs/unaligned-log.md, attempt 15).
     ///
     /// # Safety
     /// As [`Self::issue`].
