@@ -292,6 +292,13 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// on 128×128 286 against 172 (2 slices of 10), 1024×2048×2048 430 against 288 (2 of 16); with
 /// slices of 56 k-tiles (256×4096×14336) the split 128×256 tile stays ahead (551 against 439).
 ///
+/// With `sm_count`, in a call whose A or B is copied element by element, an `mma.sync` tile
+/// ([`Family::MmaSyncMultistage`]) is not a candidate where another of its math and height, of the
+/// same fill and padding, leaves its busiest SM at most 80% of the multiply-adds
+/// ([`cost::crowded_mma_sync`]): 128×50257×4096 TF32 with an unaligned B runs on the 128×128 tile
+/// (3 blocks of 128×128 on the busiest SM) instead of the 128×256 tile (2 blocks of 128×256),
+/// 88.5 → 111.2 TFLOPS on the H200.
+///
 /// So a large tile (high rank) is taken where it keeps every SM busy without padding, and a smaller
 /// tile where the large one would leave SMs idle or compute mostly padding (batched 64×64
 /// products, a few rows of C). Rank decides across maths too, so a low-rank baseline (the seed
@@ -357,6 +364,22 @@ pub(crate) fn select<'a>(
             (s, k, place(s, k), time)
         })
         .collect();
+    // `mma.sync` tiles, copying element-wise, whose busiest SM another tile of their height and
+    // place spares a fifth of its work
+    let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = match sm_count {
+        None => candidates,
+        Some(sms) => candidates
+            .iter()
+            .copied()
+            .filter(|&(s, k, place, _)| {
+                let rivals = candidates
+                    .iter()
+                    .filter(|c| c.2 == place)
+                    .map(|&(o, ok, _, _)| (o, ok));
+                !cost::crowded_mma_sync(s, k, rivals, p, sms)
+            })
+            .collect(),
+    };
     // the best model time of each math at each place: a time class is compared only between
     // candidates that tie on fill and padding, so it is measured from the best of those (a faster
     // tile that pads more would put every kernel of its math in a later class, behind another

@@ -97,6 +97,66 @@ pub(crate) fn busiest_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit
     busiest_ktiles(spec, p, sms, cut).map(|k| u128::from(k) * per_ktile)
 }
 
+/// Least share of its busiest SM's multiply-adds, in percent, that another `mma.sync` tile of its
+/// math and height must save for dispatch to drop a tile ([`crowded_mma_sync`]).
+pub(crate) const MMA_SYNC_SAVING_PERCENT: u128 = 20;
+
+/// Multiply-adds the busiest SM computes for `p` on the block-per-tile kernel `spec` on `sms`
+/// SMs, cut into `cut.slices` k-slices: ⌈blocks / SMs⌉ blocks (blocks = work items × slices), each
+/// of ⌈T / slices⌉ k-tiles of `BM·BN·BK`. The blocks an SM holds at once share its units, so an
+/// SM with fewer blocks finishes sooner (unlike [`busiest_ktiles`]'s whole waves of the CUDA-core
+/// tiles), where copies bound the blocks ([`crowded_mma_sync`]): measured on the H200, 128×50257×4096 TF32 with an unaligned B on the sm_80 128×128
+/// tile (393 blocks, 2 per SM at once: 3 on the busiest SM, 3 tiles of work) ran 110.1 TFLOPS,
+/// on the 128×256 tile (197 blocks, 1 per SM: 2 on the busiest SM, 4 tiles of 128×128 of work)
+/// 88.2; 128×32001×4096 (2 such tiles on either) 105.5 against 110.0 (docs/unaligned-log.md,
+/// attempt 16).
+pub(crate) fn sm_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> u128 {
+    let slices = u64::from(cut.slices.max(1));
+    let blocks = p.work_items(spec.c_tile()).max(1).saturating_mul(slices);
+    let per_sm = blocks.div_ceil(u64::from(sms.max(1)));
+    let ktiles = p.k_tiles(spec.block).max(1).div_ceil(slices);
+    let tile = spec.c_tile();
+    u128::from(per_sm)
+        * u128::from(ktiles)
+        * u128::from(tile.m)
+        * u128::from(tile.n)
+        * u128::from(spec.block.k)
+}
+
+/// Whether dispatch drops the `mma.sync` tile `spec` (cut as `cut`) for `p` on `sms` SMs because
+/// another of `others` (each with its cut) of the same family, math and block height computes at
+/// most `100 − `[`MMA_SYNC_SAVING_PERCENT`] percent of `spec`'s busiest SM's multiply-adds
+/// ([`sm_work`]), in a call whose A or B is copied element by element (not 16-byte aligned), so
+/// that its copies bound the tiles.
+///
+/// Only tiles of one height compete so: they read B alike and differ in how often they read A,
+/// and ran within 4% of each other's speed where their work was equal (128×32001×4096 TF32
+/// above), where shorter tiles read B once per row of tiles and ran slower (128×50257×4096 TF32 on
+/// the 64×128 tile: 81.4 TFLOPS, the same work per SM as the 128×128 tile's 110.1). Only where an
+/// operand is copied element-wise: with 16-byte copies the 128×256 tile (64×64 warp tiles) ran
+/// faster at the same shapes despite a quarter more work on its busiest SM (H200, sm_80 tiles
+/// alone: 384×14336×4096 f16 294.6 TFLOPS against 243.4 on 128×128, 1024×6144×4096 340.2
+/// against 279.7, TF32 10–11% faster; docs/unaligned-log.md, attempt 16).
+pub(crate) fn crowded_mma_sync<'a>(
+    spec: &KernelSpec,
+    cut: KSplit,
+    others: impl IntoIterator<Item = (&'a KernelSpec, KSplit)>,
+    p: &Problem,
+    sms: u32,
+) -> bool {
+    let element_wise = !(p.a().alignment.all() && p.b().alignment.all());
+    if spec.family != Family::MmaSyncMultistage || !element_wise {
+        return false;
+    }
+    let work = sm_work(spec, p, sms, cut);
+    others.into_iter().any(|(o, o_cut)| {
+        o.family == spec.family
+            && o.math == spec.math
+            && o.block.m == spec.block.m
+            && sm_work(o, p, sms, o_cut) * 100 <= work * (100 - MMA_SYNC_SAVING_PERCENT)
+    })
+}
+
 /// The time class of a candidate whose model time is `time` when the best of its math at its
 /// fill and padding is `best` (see the module docs): 0 within [`CLASS_PERCENT`] of the best.
 pub(crate) fn class(time: u128, best: u128) -> u128 {

@@ -1,7 +1,7 @@
 use super::hopper_tests::context_cut;
 use super::*;
 use crate::test_support::{problem, spec, table};
-use tcgemm_kernels::config::{GemmShape, KERNELS};
+use tcgemm_kernels::config::{find_kernel, GemmShape, KERNELS};
 
 fn pick<'a>(
     t: &'a [KernelSpec],
@@ -435,4 +435,54 @@ fn unaligned_decode_takes_the_stream_tile_of_its_rows() {
     }
     assert_ne!(f32(5, Precision::Exact).0, stream);
     assert_ne!(f32(1, Precision::Tf32).0, stream);
+}
+
+#[test]
+fn mma_sync_tiles_copying_element_wise_that_load_the_busiest_sm_a_quarter_more_give_way() {
+    let sm80 = |s: &KernelSpec| !s.family.persistent() && s.family != Family::LdgWarpSpecialized;
+    let pick = |m, n, input| {
+        let g = Gemm::new(m, n, 4096).precision(if input == Elem::F32 {
+            Precision::Tf32
+        } else {
+            Precision::Default
+        });
+        let p = problem(&g, input, input, true);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), sm80, &cut).unwrap();
+        (s.block.m, s.block.n)
+    };
+    // 128×50257 (B's rows not 16-byte aligned): 197 tiles of 128×256, two on the busiest SM (4
+    // of 128×128), against 393 of 128×128, three on the busiest SM
+    assert_eq!(pick(128, 50257, Elem::F32), (128, 128));
+    assert_eq!(pick(128, 50257, Elem::F16), (128, 128));
+    // 128×32001: two tiles of 128×128 on the busiest SM either way; rank keeps 128×256
+    assert_eq!(pick(128, 32001, Elem::F32), (128, 256));
+    // 16-byte copies: 384×14336 saves the same quarter on 128×128, but 128×256 stays
+    assert_eq!(pick(384, 14336, Elem::F16), (128, 256));
+    assert_eq!(pick(384, 14336, Elem::F32), (128, 256));
+    // shorter tiles do not compete: at 128×50257 the 64×128 tile's busiest SM also computes
+    // 3 tiles of 128×128, but the 128×128 tile (rank) is taken
+    let p = problem(&Gemm::new(128, 50257, 4096), Elem::F16, Elem::F16, false);
+    let tile = |name| find_kernel(name).unwrap();
+    let (wide, mid, short) = (
+        tile("f16_f16_nn_128x256x32_w64x64_s4"),
+        tile("f16_f16_nn_128x128x32_w64x32_s4"),
+        tile("f16_f16_nn_64x128x64_w32x32_s4"),
+    );
+    let work = |s| cost::sm_work(s, &p, 132, KSplit::NONE);
+    assert_eq!(work(wide), 4 * work(mid) / 3);
+    assert_eq!(work(short), work(mid));
+    let crowded = |s, o| cost::crowded_mma_sync(s, KSplit::NONE, [(o, KSplit::NONE)], &p, 132);
+    assert!(crowded(wide, mid));
+    assert!(!crowded(mid, short));
+    assert!(!crowded(wide, short));
+    // the same tiles with every operand 16-byte aligned
+    let p = problem(&Gemm::new(128, 50264, 4096), Elem::F16, Elem::F16, false);
+    assert!(!cost::crowded_mma_sync(
+        wide,
+        KSplit::NONE,
+        [(mid, KSplit::NONE)],
+        &p,
+        132
+    ));
 }
