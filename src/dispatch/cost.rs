@@ -103,13 +103,13 @@ pub(crate) const MMA_SYNC_SAVING_PERCENT: u128 = 20;
 
 /// Multiply-adds the busiest SM computes for `p` on the block-per-tile kernel `spec` on `sms`
 /// SMs, cut into `cut.slices` k-slices: ⌈blocks / SMs⌉ blocks (blocks = work items × slices), each
-/// of ⌈T / slices⌉ k-tiles of `BM·BN·BK`. The blocks an SM holds at once share its units, so an
-/// SM with fewer blocks finishes sooner (unlike [`busiest_ktiles`]'s whole waves of the CUDA-core
-/// tiles), where copies bound the blocks ([`crowded_mma_sync`]): measured on the H200, 128×50257×4096 TF32 with an unaligned B on the sm_80 128×128
-/// tile (393 blocks, 2 per SM at once: 3 on the busiest SM, 3 tiles of work) ran 110.1 TFLOPS,
-/// on the 128×256 tile (197 blocks, 1 per SM: 2 on the busiest SM, 4 tiles of 128×128 of work)
-/// 88.2; 128×32001×4096 (2 such tiles on either) 105.5 against 110.0 (docs/unaligned-log.md,
-/// attempt 16).
+/// of ⌈T / slices⌉ k-tiles of `BM·BN·BK`. It counts an SM's blocks as sharing its units, so an SM
+/// with fewer blocks finishes sooner (where [`busiest_ktiles`] counts whole waves of the
+/// CUDA-core tiles). That held where copies bound the blocks ([`crowded_mma_sync`]): on the H200,
+/// 128×50257×4096 TF32 with an unaligned B on the sm_80 128×128 tile (393 blocks, 2 per SM at
+/// once: 3 on the busiest SM, 3 tiles of work) ran 110.1 TFLOPS, on the 128×256 tile (197
+/// blocks, 1 per SM: 2 on the busiest SM, 4 tiles of 128×128 of work) 88.2; 128×32001×4096 (2
+/// such tiles on either) 105.5 against 110.0 (docs/unaligned-log.md, attempt 16).
 pub(crate) fn sm_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> u128 {
     let slices = u64::from(cut.slices.max(1));
     let blocks = p.work_items(spec.c_tile()).max(1).saturating_mul(slices);
