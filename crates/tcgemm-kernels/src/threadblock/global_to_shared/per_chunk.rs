@@ -186,11 +186,9 @@ impl PerChunkCopy {
             assert!(THREADS.is_multiple_of(R) && THREADS.is_multiple_of(BK));
             assert!((R * BK).is_multiple_of(THREADS));
         };
-        let (len, line_bytes) = if self.k_contig {
-            (BK, (BK + KPAD) * 4)
-        } else {
-            (R, (R + RPAD) * 4)
-        };
+        // elements along a line, and its bytes in shared memory
+        let (chunks, line_bytes) = self.line::<R, BK, KPAD, RPAD>();
+        let len = chunks * 4;
         // computed here, not hoisted out of the mainloop (an address or predicate per element
         // held through it spills the 128×256 tiles)
         let tid = unhoisted(tid);
