@@ -12,6 +12,8 @@
 #[allow(dead_code)]
 #[path = "../crates/tcgemm-build/src/ptxas.rs"]
 mod ptxas;
+#[path = "../crates/tcgemm-build/src/spills.rs"]
+mod spills;
 
 use tcgemm_kernels::config::{Target, KERNELS};
 

@@ -22,6 +22,7 @@ pub mod images;
 mod module;
 mod postprocess;
 pub mod ptxas;
+pub mod spills;
 mod toolchain;
 
 use std::ffi::OsString;

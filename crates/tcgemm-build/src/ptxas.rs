@@ -4,16 +4,19 @@
 //! a kernel clean for `sm_80` may spill in the `sm_86` or `sm_90` code of the same PTX (the copy
 //! kernels did, in the `sm_90` code an H200 runs).
 //!
-//! This file depends only on `std` and `tcgemm_kernels`, so the host crate's `tests/ptxas_report.rs`
-//! includes it with `#[path]` instead of taking a dev-dependency on the builder.
+//! This file depends only on `std`, `tcgemm_kernels` and its sibling `spills.rs` (the kernels
+//! allowed to spill), so the host crate's `tests/ptxas_report.rs` includes both with `#[path]`
+//! instead of taking a dev-dependency on the builder.
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tcgemm_kernels::config::{find_kernel, Elem, Family, KernelSpec, Math, Target};
+use tcgemm_kernels::config::{find_kernel, Target};
 use tcgemm_kernels::machine_code::{machine_code, Sm};
+
+use super::spills::SPILLS_ALLOWED;
 
 /// Resources `ptxas -v` reports for one function of a module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,162 +70,6 @@ impl KernelReport {
                         .all(|&b| b <= a.max_bytes)
             })
     }
-}
-
-/// Kernels allowed to spill, and why (measured, or read in the SASS where no such device is here).
-#[derive(Clone, Copy, Debug)]
-pub struct SpillAllowance {
-    /// Which kernels (by their records: names live in the catalog only).
-    pub kernel: fn(&KernelSpec) -> bool,
-    /// How many kernels of the catalog `kernel` names (a test checks it, so an allowance never
-    /// covers a kernel added later by accident).
-    pub count: usize,
-    /// Most bytes of spill stores, of spill loads and of stack frame, each (ptxas versions differ).
-    pub max_bytes: u32,
-    /// Why the spill is kept: what it was measured against.
-    pub why: &'static str,
-}
-
-/// The kernels allowed to spill: every other one must have neither spills nor a stack frame.
-pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
-    SpillAllowance {
-        kernel: |k| {
-            k.family == Family::CudaCore
-                && (k.block.m, k.block.n) == (128, 128)
-                && !k.trans_a
-                && k.trans_b
-        },
-        count: 1,
-        max_bytes: 16,
-        why: "the 128x128 tile's 2 blocks/SM cap registers at 128, and `nt` copies both operands \
-              element by element (two `TransposingCopy` states): ptxas 12.9 for sm_80 stores one \
-              value (the thread's tile offset, for the epilogue) before the k-loop and loads it \
-              once after it (SASS: 1 STL, 1 LDL per thread); for sm_86, sm_89 and sm_90 it does \
-              not spill, nor do the other CUDA-core layouts and tiles",
-    },
-    SpillAllowance {
-        kernel: |k| tf32_128x256(k) && !k.trans_a && !k.trans_b,
-        count: 1,
-        max_bytes: 32,
-        why: "the TF32 128x256 `nn` tile (64x64 warp tiles, fragments double-buffered, 255 \
-              registers): ptxas 12.9 spilled 24 B (sm_80 and sm_90), three 64-bit copy addresses \
-              stored and reloaded once per k-tile (SASS: 3 STL.64 + 3 LDL.64 in a \
-              622-instruction steady loop); 16 B since the element-wise copies were coalesced \
-              (every architecture; docs/unaligned-log.md, attempt 15). Measured faster than the \
-              same loop without spills (rounding with `cvt.rna`, 254 registers): 185.4 against \
-              179.6 TFLOPS at 4096^3, 173.3 against 167.6 at 8192^3 (H200; docs/kernel-log.md, \
-              session 21)",
-    },
-    SpillAllowance {
-        kernel: |k| tf32_128x256(k) && k.trans_a && k.trans_b,
-        count: 1,
-        max_bytes: 96,
-        why: "the TF32 128x256 `tt` tile (fragments double-buffered, 255 registers; A's \
-              fragments from 16 scalar shared loads): ptxas 12.9 spilled 24 B on sm_80 and \
-              52 B stores / 84 B loads on sm_90 (SASS: 7 LDL of loop invariants per k-tile); \
-              since the element-wise copies were coalesced 16 B on sm_80 to sm_89 and 48 B \
-              stores / 64 B loads on sm_90 (docs/unaligned-log.md, attempt 15). \
-              Measured faster than the single-buffered loop without spills: 166.3 against \
-              112.6-127.1 TFLOPS at 4096^3, 139.8 against 114.7-115.8 at 8192^3 (H200; \
-              docs/kernel-log.md, session 21)",
-    },
-    SpillAllowance {
-        kernel: |k| k.math == Math::MmaTf32x3 && k.block.n == 192,
-        count: 1,
-        max_bytes: 64,
-        why: "the 128x192 3xTF32 tile's consumers hold 2 x 96 accumulators of their 232 \
-              registers: ptxas 12.9 spilled 44 B (24 B loads, 28 B stack) of tile counts and \
-              schedule state, stored and reloaded once per work item, none in the k-loop (SASS); \
-              with the epilogue that stores C by TMA compiled in, 20 B stores, 40 B loads, 16 B \
-              stack (not disassembled). The tile runs up to 1.3x the unspilled 128x128 one \
-              (H200; docs/f32-log.md)",
-    },
-    SpillAllowance {
-        kernel: |k| k.math == Math::MmaTf32x3 && k.block.n == 128 && k.block.m == 128,
-        count: 1,
-        max_bytes: 16,
-        why: "the 128x128 3xTF32 tile's consumers hold 2 x 64 accumulators: with the epilogue \
-              that stores C by TMA compiled in, ptxas 12.9 spills 4 B (12 B loads, 8 B stack); \
-              without that branch it does not (docs/hopper-log.md, session 28)",
-    },
-    SpillAllowance {
-        kernel: |k| stream(k) && k.input == Elem::F32 && k.block.m == 1 && !k.trans_a,
-        count: 1,
-        max_bytes: 80,
-        why: "the f32 `nn` 1x124 stream tile at 4 blocks/SM (64 registers, so that 406 tiles of \
-              a 50257-column weight fit one wave): ptxas 12.9 spills 48-64 B (sm_80 to sm_90). \
-              The SASS (sm_90) stores 9 values before the loops and loads them in the staging of \
-              A by 16-byte pieces, once per pass of the outer loop (8192 k of A), none in the \
-              k-loop; the `tn` tile, whose A is read element by element, does not spill. \
-              Measured at 96% of the bandwidth floor on 1x50257x4096 (docs/unaligned-log.md, \
-              attempt 10)",
-    },
-    SpillAllowance {
-        kernel: |k| {
-            stream(k) && (k.block.m, k.block.n) == (4, 32) && k.trans_a && k.output != Elem::F32
-        },
-        count: 2,
-        max_bytes: 8,
-        why: "the 16-bit-output `tt` 4x32 stream tiles: ptxas 12.9 spills 4 B in their sm_86 \
-              and sm_89 code only; the SASS (sm_86) stores one value before the k-loop and loads \
-              it once after it (docs/kernel-log.md, session 33)",
-    },
-    SpillAllowance {
-        kernel: |k| {
-            stream(k) && (k.block.m, k.block.n) == (4, 32) && k.trans_a && k.output == Elem::F32
-        },
-        count: 2,
-        max_bytes: 32,
-        why: "the f32-output `tt` 4x32 stream tiles: ptxas 12.9 spills 28 B in their sm_86 and \
-              sm_89 code only (the sm_80 and sm_90 code of the same PTX, which the H200 runs, \
-              does not); the SASS (sm_86) stores 7 values before the loops and loads 6 of them \
-              once per pass of the outer loop, none in the inner k-loop. Not measured: no sm_86 \
-              or sm_89 device here (docs/kernel-log.md, session 33)",
-    },
-    SpillAllowance {
-        kernel: |k| {
-            k.family == Family::CudaCoreMultistage
-                && (k.block.m, k.block.n) == (32, 128)
-                && k.trans_a
-                && !k.trans_b
-        },
-        count: 1,
-        max_bytes: 32,
-        why: "the FP32 32x128 `tn` tile (256 threads, 2 blocks/SM: 128 registers): ptxas 12.9 \
-              spills 28 B in its sm_86 and sm_89 code only (the sm_80 and sm_90 code, which the \
-              H200 runs, does not); the SASS (sm_86) loads 3 of the values in the k-loop. At \
-              1 block/SM (as `nn`, `nt`) it would not spill, but that bound is one for every \
-              architecture, and the tile's H200 speed was measured at 2. Not measured on an \
-              sm_86 or sm_89 device (none here; docs/kernel-log.md, session 33)",
-    },
-    SpillAllowance {
-        kernel: |k| {
-            k.family == Family::MmaSyncMultistage
-                && k.math == Math::MmaTf32
-                && (k.block.m, k.block.n) == (128, 128)
-                && k.trans_a
-                && !k.trans_b
-        },
-        count: 1,
-        max_bytes: 112,
-        why: "the TF32 128x128 `tn` tile (256 threads, 2 blocks/SM: 128 registers; both \
-              operands r-contiguous, fragments from scalar shared loads): since its element-wise \
-              copies were coalesced, ptxas 12.9 spills 64 B stores / 112 B loads (48 B stack) in \
-              its sm_86 and sm_89 code only; the sm_80 and sm_90 code, which the H200 runs, does \
-              not. The coalesced copies measured 1.15-1.23x the old ones on the unstaged TF32 \
-              calls they serve (docs/unaligned-log.md, attempt 15). SASS not read; not measured \
-              on an sm_86 or sm_89 device (none here)",
-    },
-];
-
-/// The CUDA-core stream kernels (`Family::CudaCoreStream`).
-fn stream(k: &KernelSpec) -> bool {
-    k.family == Family::CudaCoreStream
-}
-
-/// The TF32 `mma.sync` multistage 128×256 tiles (64×64 warp tiles), one per layout.
-fn tf32_128x256(k: &KernelSpec) -> bool {
-    k.family == Family::MmaSyncMultistage && k.math == Math::MmaTf32 && k.block.n == 256
 }
 
 /// Why running `ptxas` gave no report.

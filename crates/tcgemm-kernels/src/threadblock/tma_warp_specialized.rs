@@ -2,69 +2,8 @@
 //! `mbarrier`s, warp-specialized (one producer warpgroup, two consumer warpgroups), `wgmma` from
 //! shared-memory descriptors (`mma_k_tile`), accumulators in registers, persistent.
 //!
-//! Block tile 128×BN (BN = 256, 192, 128 or 64) or 64×BN (BN = 128, or 64 under ping-pong) of
-//! one 128-byte swizzle row of k (64 16-bit or 32 tf32 elements), any layout: a K-major operand
-//! (A not transposed, B transposed) arrives as one TMA box of 128-byte rows; an MN-major one as
-//! boxes of 64 MN-elements × 64 k-rows, and `wgmma` reads it transposed (its descriptor steps
-//! 1024 B per 8 k-rows and one box per 64 MN-elements):
-//! - warpgroup 0 (producer) lowers its registers to 40 with `setmaxnreg`; one thread waits for a
-//!   stage to be free (`empty[s]`), announces its bytes on `full[s]` and issues the TMA box copies;
-//! - warpgroups 1 and 2 (consumers) raise theirs to 232; consumer `c` owns rows `64c..64c+64` of
-//!   a 128-row tile, or columns `WN·c..WN·c+WN` of a 64-row one (`WN` = [`consumer_cols`]: BN,
-//!   or BN / 2); under ping-pong (`PING_PONG`, the `TmaPingPong` family) it owns whole tiles, the
-//!   CTA's work units `c, c + 2, …`, so that one consumer's epilogue runs beside the other's
-//!   `wgmma`s (a stage then has one consumer, whose 128 threads free it; a consumer starts its
-//!   unit's k-loop once the other has finished the previous unit's, `PING_PONG_ORDER`). Per
-//!   k-tile it waits on `full[s]`, issues four `wgmma.m64nWN` (one per 32 bytes of k; `WN / 2`
-//!   f32 accumulators per thread), commits, waits until only this group is pending, and releases
-//!   the previous k-tile's stage (`empty`), whose `wgmma`s have now completed.
-//!
-//! TF32: `wgmma .tf32` reads K-major operands only. An MN-major TF32 operand arrives as unswizzled
-//! 32×32 blocks completing on a third barrier `loaded[s]`; warps 1–3 of the producer (56 registers
-//! in these kernels, consumers 224) transpose each block in place into the K-major swizzled layout,
-//! fence it for the async proxy and arrive on `full[s]`. Register-sourced A (`REG_A`, the
-//! `TmaRegisterA` family): an M-major TF32 A arrives as a 16-bit M-major operand does (boxes of one
-//! 128-byte row of m), and each consumer loads its fragments of every k-tile into registers
-//! (`warp::wgmma_register_a`, rows permuted so one 8-byte load brings two) for `wgmma` with A
-//! from registers; its epilogue stores the permuted rows (`ROW_STEP` 1). Swapped (`SWAP_AB`,
-//! `config::KernelSpec::swaps_ab`: `nn`): the host passes the problem of `Cᵀ = op(B)ᵀ·op(A)ᵀ`
-//! (a `tt` product, B the register operand) and the epilogue stores the tile transposed
-//! (`store_rows_transposed`).
-//!
-//! Added spans of k-tiles (`WgmmaInput::ADD_K_TILES`, the 3xTF32 kernels): the `wgmma`s of each
-//! span of `ADD_SPAN` k-tiles accumulate from zero, and at the span's end the consumer waits
-//! for them and adds their accumulators into a second set of registers (`add.rn.f32`); the
-//! tensor core's accumulation, which truncates at every step, then spans `ADD_SPAN` k-tiles
-//! instead of all of k (docs/precision.md).
-//!
-//! Epilogue: `tma_store::store_tile` where the host set `flags::TMA_STORE_C` (`beta == 0`, C
-//! suits TMA; not from register-sourced A's permuted rows): chunks of 64 rows × 128 bytes through
-//! one or two shared buffers per consumer, each stored by one TMA bulk copy while the consumer
-//! goes on.
-//! Otherwise `store_rows` (16-byte stores straight from the accumulators, after a shuffle inside
-//! each quad of lanes), or `store_pairs` for a 16-bit C to read.
-//!
-//! Thread copies (`LDG`, the `LdgWarpSpecialized` family, for operands TMA cannot map; 128×128
-//! tiles): the whole producer warpgroup (168 registers, consumers 168) copies each stage with
-//! `global_to_shared::swizzled_rows` into the same swizzled layout, fences it for the async proxy
-//! and arrives on `full[s]` (128 arrivals); the epilogue checks C's alignment (`store_rows` needs
-//! 16 bytes, else `store_pairs`).
-//!
-//! Tails: TMA fills out-of-range rows and k with zeros; the epilogue stores only in-range elements.
-//!
-//! Persistent: the host launches at most one CTA per SM; CTA `b` computes work items (output tile ×
-//! batch item) `b, b + grid, …`, and the stage ring runs on across items, so the producer loads
-//! the next item while the consumers store the last. Under stream-K (`GemmParams::stream_k`) the
-//! k-tiles of the last items are shared out in equal pieces, one per CTA (`stream_k::Schedule`):
-//! a CTA whose piece starts inside an item stores its partial tile, and the CTA holding the
-//! item's first k-tiles adds the partials in k order before its epilogue. Split within clusters
-//! (`flags::CLUSTER_SPLIT`): one work item per CTA, a cluster's CTAs the k-slices of one tile
-//! (`cluster_split`).
-//!
-//! Shared memory: the dynamic base rounded up to 1024 bytes (128-byte swizzle atoms), then
-//! `STAGES × (A BM×128 B + B BN×128 B)`, then each consumer's buffers for C (`c_buffers`: two
-//! chunks of 8 KiB, or one where two do not fit; none in the thread-copy kernels), then the
-//! `full`, `empty` and `loaded` barriers.
+//! The roles, tiles, schedules and shared layout (`tma_warp_specialized/design.md`):
+#![doc = include_str!("tma_warp_specialized/design.md")]
 
 mod layout;
 
