@@ -299,6 +299,12 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// (3 blocks of 128×128 on the busiest SM) instead of the 128×256 tile (2 blocks of 128×256),
 /// 88.5 → 111.2 TFLOPS on the H200.
 ///
+/// With `sm_count`, of two `mma.sync` tiles that differ only in their stages (and so in their
+/// blocks per SM), the one that fills a smaller share of its busiest SM's last round of blocks is
+/// not a candidate, nor, at equal shares, the one of fewer stages
+/// ([`cost::fills_last_round_less`]): 1×50257×4096 TF32 runs on the 3-stage 16×128 tile (393
+/// blocks, 3 at once on an SM) instead of the 4-stage one (2 at once), 1.58 → 1.86 TFLOPS.
+///
 /// So a large tile (high rank) is taken where it keeps every SM busy without padding, and a smaller
 /// tile where the large one would leave SMs idle or compute mostly padding (batched 64×64
 /// products, a few rows of C). Rank decides across maths too, so a low-rank baseline (the seed
@@ -365,7 +371,8 @@ pub(crate) fn select<'a>(
         })
         .collect();
     // `mma.sync` tiles, copying element-wise, whose busiest SM another tile of their height and
-    // place spares a fifth of its work
+    // place spares a fifth of its work; and those whose twin of other stages fills the busiest
+    // SM's last round of blocks better
     let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = match sm_count {
         None => candidates,
         Some(sms) => candidates
@@ -376,7 +383,8 @@ pub(crate) fn select<'a>(
                     .iter()
                     .filter(|c| c.2 == place)
                     .map(|&(o, ok, _, _)| (o, ok));
-                !cost::crowded_mma_sync(s, k, rivals, p, sms)
+                !cost::crowded_mma_sync(s, k, rivals.clone(), p, sms)
+                    && !cost::fills_last_round_less(s, k, rivals, p, sms)
             })
             .collect(),
     };

@@ -157,6 +157,58 @@ pub(crate) fn crowded_mma_sync<'a>(
     })
 }
 
+/// The busiest SM's last round of blocks of the block-per-tile kernel `spec` for `p` on `sms` SMs,
+/// cut into `cut.slices` k-slices, as `(filled, slots)`: the SM holds `B = ⌈blocks / SMs⌉` blocks
+/// and runs them `slots = b` at a time (`b`: the kernel's blocks per SM), so its last round has
+/// `filled = B − (⌈B / b⌉ − 1)·b` of its `b` slots busy. A round with idle slots reads less at once
+/// where the blocks are bound by memory (few rows of C).
+pub(crate) fn last_round(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> (u64, u64) {
+    let slots = u64::from(spec.min_blocks_per_sm.max(1));
+    let blocks = p
+        .work_items(spec.c_tile())
+        .max(1)
+        .saturating_mul(u64::from(cut.slices.max(1)));
+    let per_sm = blocks.div_ceil(u64::from(sms.max(1)));
+    ((per_sm - 1) % slots + 1, slots)
+}
+
+/// Whether dispatch drops the `mma.sync` tile `spec` (cut as `cut`) for `p` on `sms` SMs because
+/// another of `others` (each with its cut) differs from it only in its stages, and so in its blocks
+/// per SM, and fills a larger share of its busiest SM's last round ([`last_round`]), or an equal
+/// share with more stages.
+///
+/// The TF32 16×128 tile has two such: 4 stages of padded rows (84 KiB, 2 blocks per SM) and 3 (63
+/// KiB, 3 per SM). Measured on the H200 (both forced, cuBLAS interleaved; docs/unaligned-log.md,
+/// attempt 17): 1×50257×4096 `nt`, 393 blocks, 3 on the busiest SM (last rounds: one of 2 slots, 3
+/// of 3), 3 stages 1.86 TFLOPS against 1.58; at 8 and 16 rows 14–18% faster too. 1×128256×4096,
+/// 1002 blocks, 8 on the busiest SM (2 of 2, 2 of 3): 4 stages 5–6% faster (`nt` and `nn`). 224
+/// blocks (1×28672×8192; 2 of 2, 2 of 3) and 251 (1×32001×4096): within 2% in `nn` and in `nt` at
+/// 251; at 224 in `nt` the 3 stages ran 6–7% faster, which this rule leaves to the 4 stages.
+pub(crate) fn fills_last_round_less<'a>(
+    spec: &KernelSpec,
+    cut: KSplit,
+    others: impl IntoIterator<Item = (&'a KernelSpec, KSplit)>,
+    p: &Problem,
+    sms: u32,
+) -> bool {
+    if spec.family != Family::MmaSyncMultistage {
+        return false;
+    }
+    let (filled, slots) = last_round(spec, p, sms, cut);
+    others.into_iter().any(|(o, o_cut)| {
+        let twin = o.family == spec.family
+            && o.math == spec.math
+            && (o.input, o.output) == (spec.input, spec.output)
+            && (o.trans_a, o.trans_b) == (spec.trans_a, spec.trans_b)
+            && (o.block, o.warp) == (spec.block, spec.warp)
+            && o.stages != spec.stages;
+        let (o_filled, o_slots) = last_round(o, p, sms, o_cut);
+        // filled / slots against o_filled / o_slots
+        let (mine, theirs) = (filled * o_slots, o_filled * slots);
+        twin && (theirs > mine || (theirs == mine && o.stages > spec.stages))
+    })
+}
+
 /// The time class of a candidate whose model time is `time` when the best of its math at its
 /// fill and padding is `best` (see the module docs): 0 within [`CLASS_PERCENT`] of the best.
 pub(crate) fn class(time: u128, best: u128) -> u128 {

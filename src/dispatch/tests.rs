@@ -486,3 +486,46 @@ fn mma_sync_tiles_copying_element_wise_that_load_the_busiest_sm_a_quarter_more_g
         132
     ));
 }
+
+#[test]
+fn of_two_stage_counts_the_tile_that_fills_the_busiest_sms_last_round_wins() {
+    let pick = |m, n, k, trans_b| {
+        let g = Gemm::new(m, n, k)
+            .trans_b(trans_b)
+            .precision(Precision::Tf32);
+        let p = problem(&g, Elem::F32, Elem::F32, false);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |s| !s.family.persistent(), &cut).unwrap();
+        (s.block.m, s.block.n, s.stages)
+    };
+    // 393 blocks of 16×128, 3 on the busiest SM: one round of 3 slots, or 2 + 1 of 2
+    assert_eq!(pick(1, 50257, 4096, true), (16, 128, 3));
+    assert_eq!(pick(16, 50257, 4096, false), (16, 128, 3));
+    // 1002 blocks, 8 on the busiest SM: 2 + 2 + 2 + 2, or 3 + 3 + 2
+    assert_eq!(pick(1, 128256, 4096, true), (16, 128, 4));
+    // 224 and 251 blocks, 2 on the busiest SM: equal rounds, the deeper pipeline
+    assert_eq!(pick(1, 28672, 8192, true), (16, 128, 4));
+    assert_eq!(pick(1, 32001, 4096, true), (16, 128, 4));
+    // split: 2 slices of 112 tiles on 4 stages (2 per SM), 3 on 3 stages (3 per SM): full rounds
+    assert_eq!(pick(1, 14336, 4096, true), (16, 128, 4));
+    let tile = |name| find_kernel(name).unwrap();
+    let (three, four) = (
+        tile("tf32_nt_16x128x32_w16x32_s3"),
+        tile("tf32_nt_16x128x32_w16x32_s4"),
+    );
+    let p = problem(
+        &Gemm::new(1, 50257, 4096)
+            .trans_b(true)
+            .precision(Precision::Tf32),
+        Elem::F32,
+        Elem::F32,
+        false,
+    );
+    assert_eq!(cost::last_round(three, &p, 132, KSplit::NONE), (3, 3));
+    assert_eq!(cost::last_round(four, &p, 132, KSplit::NONE), (1, 2));
+    let loses = |s, o| cost::fills_last_round_less(s, KSplit::NONE, [(o, KSplit::NONE)], &p, 132);
+    assert!(loses(four, three));
+    assert!(!loses(three, four));
+    // only stage twins compete: the 32-row tile is no twin of the 16-row one
+    assert!(!loses(four, tile("tf32_nt_32x128x32_w16x32_s4")));
+}
