@@ -101,6 +101,16 @@ pub(crate) fn busiest_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit
 /// math and height must save for dispatch to drop a tile ([`crowded_mma_sync`]).
 pub(crate) const MMA_SYNC_SAVING_PERCENT: u128 = 20;
 
+/// Blocks of the block-per-tile kernel `spec` for `p` that its busiest SM runs on `sms` SMs, cut
+/// into `cut.slices` k-slices: `⌈work items · slices / SMs⌉` (the block scheduler spreads blocks
+/// over the SMs before doubling up).
+fn busiest_sm_blocks(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> u64 {
+    p.work_items(spec.c_tile())
+        .max(1)
+        .saturating_mul(u64::from(cut.slices.max(1)))
+        .div_ceil(u64::from(sms.max(1)))
+}
+
 /// Multiply-adds the busiest SM computes for `p` on the block-per-tile kernel `spec` on `sms`
 /// SMs, cut into `cut.slices` k-slices: ⌈blocks / SMs⌉ blocks (blocks = work items × slices), each
 /// of ⌈T / slices⌉ k-tiles of `BM·BN·BK`. It counts an SM's blocks as sharing its units, so an SM
@@ -111,12 +121,12 @@ pub(crate) const MMA_SYNC_SAVING_PERCENT: u128 = 20;
 /// blocks, 1 per SM: 2 on the busiest SM, 4 tiles of 128×128 of work) 88.2; 128×32001×4096 (2
 /// such tiles on either) 105.5 against 110.0 (docs/unaligned-log.md, attempt 16).
 pub(crate) fn sm_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> u128 {
-    let slices = u64::from(cut.slices.max(1));
-    let blocks = p.work_items(spec.c_tile()).max(1).saturating_mul(slices);
-    let per_sm = blocks.div_ceil(u64::from(sms.max(1)));
-    let ktiles = p.k_tiles(spec.block).max(1).div_ceil(slices);
+    let ktiles = p
+        .k_tiles(spec.block)
+        .max(1)
+        .div_ceil(u64::from(cut.slices.max(1)));
     let tile = spec.c_tile();
-    u128::from(per_sm)
+    u128::from(busiest_sm_blocks(spec, p, sms, cut))
         * u128::from(ktiles)
         * u128::from(tile.m)
         * u128::from(tile.n)
@@ -164,11 +174,8 @@ pub(crate) fn crowded_mma_sync<'a>(
 /// where the blocks are bound by memory (few rows of C).
 pub(crate) fn last_round(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> (u64, u64) {
     let slots = u64::from(spec.min_blocks_per_sm.max(1));
-    let blocks = p
-        .work_items(spec.c_tile())
-        .max(1)
-        .saturating_mul(u64::from(cut.slices.max(1)));
-    let per_sm = blocks.div_ceil(u64::from(sms.max(1)));
+    // at least one block: the work items count from 1
+    let per_sm = busiest_sm_blocks(spec, p, sms, cut);
     ((per_sm - 1) % slots + 1, slots)
 }
 
@@ -195,18 +202,23 @@ pub(crate) fn fills_last_round_less<'a>(
         return false;
     }
     let (filled, slots) = last_round(spec, p, sms, cut);
-    others.into_iter().any(|(o, o_cut)| {
-        let twin = o.family == spec.family
+    let twin = |o: &KernelSpec| {
+        o.family == spec.family
             && o.math == spec.math
             && (o.input, o.output) == (spec.input, spec.output)
             && (o.trans_a, o.trans_b) == (spec.trans_a, spec.trans_b)
             && (o.block, o.warp) == (spec.block, spec.warp)
-            && o.stages != spec.stages;
-        let (o_filled, o_slots) = last_round(o, p, sms, o_cut);
-        // filled / slots against o_filled / o_slots
-        let (mine, theirs) = (filled * o_slots, o_filled * slots);
-        twin && (theirs > mine || (theirs == mine && o.stages > spec.stages))
-    })
+            && o.stages != spec.stages
+    };
+    others
+        .into_iter()
+        .filter(|&(o, _)| twin(o))
+        .any(|(o, o_cut)| {
+            let (o_filled, o_slots) = last_round(o, p, sms, o_cut);
+            // filled / slots against o_filled / o_slots
+            let (mine, theirs) = (filled * o_slots, o_filled * slots);
+            theirs > mine || (theirs == mine && o.stages > spec.stages)
+        })
 }
 
 /// The time class of a candidate whose model time is `time` when the best of its math at its

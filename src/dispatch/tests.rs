@@ -503,10 +503,11 @@ fn of_two_stage_counts_the_tile_that_fills_the_busiest_sms_last_round_wins() {
     assert_eq!(pick(16, 50257, 4096, false), (16, 128, 3));
     // 1002 blocks, 8 on the busiest SM: 2 + 2 + 2 + 2, or 3 + 3 + 2
     assert_eq!(pick(1, 128256, 4096, true), (16, 128, 4));
-    // 224 and 251 blocks, 2 on the busiest SM: equal rounds, the deeper pipeline
+    // 224 and 251 blocks, 2 on the busiest SM: one full round of 2, or 2 of 3 slots
     assert_eq!(pick(1, 28672, 8192, true), (16, 128, 4));
     assert_eq!(pick(1, 32001, 4096, true), (16, 128, 4));
-    // split: 2 slices of 112 tiles on 4 stages (2 per SM), 3 on 3 stages (3 per SM): full rounds
+    // split: 2 slices of 112 tiles on 4 stages (2 per SM), 3 on 3 stages (3 per SM): both fill
+    // their round, so the deeper pipeline
     assert_eq!(pick(1, 14336, 4096, true), (16, 128, 4));
     let tile = |name| find_kernel(name).unwrap();
     let (three, four) = (
