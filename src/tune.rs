@@ -47,15 +47,17 @@ pub fn modelled(spec: &KernelSpec) -> bool {
 
 /// The multiply-adds the busiest SM computes for `p` on `spec` with `sm_count` SMs, not split
 /// into k-slices, with stream-K's shares where `stream_k` (as the context would cut it): its waves
-/// of work items (of `spec`'s blocks per SM for a CUDA-core tile), each of whole k-tiles of the
-/// block tile. `None` for a kernel the model does not rank ([`modelled`]).
+/// of work items (for a CUDA-core tile its blocks, in rounds of `spec`'s blocks per SM), each of
+/// whole k-tiles of the block tile. `None` for a kernel the model does not rank ([`modelled`]).
 ///
 /// ```
 /// use tcgemm::{Gemm, Problem};
 /// let k = tcgemm_kernels::config::find_kernel("sgemm_nn_128x128x16_t8x8_s3").unwrap();
 /// let p = Problem::assume_aligned::<f32, f32>(&Gemm::new(3000, 3000, 3000))?;
-/// // 576 blocks, 2 per SM: 3 waves of 264, each two tiles of 188 k-tiles long
-/// assert_eq!(tcgemm::tune::busiest_work(k, &p, 132, false), Some(3 * 2 * 188 * 128 * 128 * 16));
+/// // 576 blocks, 2 per SM at a time: the busiest SM runs 5 (one slot of its third round empty,
+/// // a quarter of a block), each 188 k-tiles long
+/// let blocks_x4 = 5 * 4 + 1;
+/// assert_eq!(tcgemm::tune::busiest_work(k, &p, 132, false), Some(blocks_x4 * 188 / 4 * 128 * 128 * 16));
 /// # Ok::<(), tcgemm::Error>(())
 /// ```
 pub fn busiest_work(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> Option<u128> {

@@ -10,11 +10,15 @@
 //!   plus [`PARTIAL_COST_KTILES`] for the exchange of partial tiles;
 //! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus the same exchange cost.
 //!
-//! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units:
-//! a wave is `b·S` blocks and takes `b` tiles' time, so its busiest SM computes `⌈W/(b·S)⌉·b·T`
-//! (split: `⌈W·s/(b·S)⌉·b·⌈T/s⌉` plus `b` exchanges, one per block). The 64×128 tile's three
-//! blocks per SM quantize finer than the 128×128 tile's two: at 3000³ 1128 blocks are 2.85 of its
-//! waves, 576 are 2.18 of the 128×128 tile's (H200: 46.1 against 38.6 TFLOPS, docs/kernel-log.md).
+//! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units.
+//! Its busiest SM runs `B = ⌈W·s/S⌉` blocks (`s` k-slices, 1 unsplit) in rounds of `b`, each of
+//! `⌈T/s⌉` k-tiles plus, split, its exchange; an empty slot of the last round costs a quarter of
+//! a block (`(4·B + empty)/4` blocks): a block alone on an SM runs faster than when it shares it,
+//! though not `b` times faster. At 2560³ the 64×128 tile's 800 blocks put 7 on the busiest SM
+//! (3, 3 and 1: 7.5 blocks), the 128×128 tile's 400 put 4 (2 and 2: 4 blocks of twice the
+//! work); H200, forced, same run: 43.1 against 38.3 TFLOPS `nn`, 44.4 against 39.3 `tn` (128×64).
+//! (Counting whole waves of `b·S` blocks instead picked the 128×128 tile there; counting the
+//! blocks alone overrates the small tiles' last rounds: docs/kernel-log.md, session 40.)
 //!
 //! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the kernel's [`steady_rate`],
 //! fitted to measured times by `cargo xtask tune` ([`crate::tune`], `super::rates`).
@@ -52,13 +56,27 @@ pub(crate) const UNTUNED_RATE: u128 = 50;
 /// k-tiles the busiest SM computes for `p` with `spec` on `sms` SMs, cut as `cut` says (see the
 /// module docs); `None` for a kernel that is neither persistent nor a CUDA-core SGEMM tile.
 pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u64> {
-    // blocks that share one SM's units: a wave of them takes that many tiles' time
-    let per_sm = match spec.family {
-        f if f.persistent() => 1,
-        Family::CudaCore => u64::from(spec.min_blocks_per_sm.max(1)),
-        _ => return None,
-    };
-    let sms = u64::from(sms.max(1)) * per_sm;
+    if spec.family == Family::CudaCore {
+        // the busiest SM's blocks share its FMA units in rounds of `b`, each block ⌈T/s⌉ k-tiles
+        // and, split, one exchange; an empty slot of the last round costs a quarter of a block
+        let b = u64::from(spec.min_blocks_per_sm.max(1));
+        let blocks = busiest_sm_blocks(spec, p, sms, cut);
+        let idle = (b - blocks % b) % b;
+        let s = u64::from(cut.slices.max(1));
+        let per_block =
+            p.k_tiles(spec.block).max(1).div_ceil(s) + if s > 1 { PARTIAL_COST_KTILES } else { 0 };
+        return Some(
+            blocks
+                .saturating_mul(4)
+                .saturating_add(idle)
+                .saturating_mul(per_block)
+                / 4,
+        );
+    }
+    if !spec.family.persistent() {
+        return None;
+    }
+    let sms = u64::from(sms.max(1));
     let work = p.work_items(spec.c_tile()).max(1);
     let ktiles = p.k_tiles(spec.block).max(1);
     if cut.stream_k {
@@ -70,18 +88,9 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if cut.slices > 1 {
         let s = u64::from(cut.slices);
         let waves = work.saturating_mul(s).div_ceil(sms);
-        return Some(
-            waves
-                .saturating_mul(per_sm)
-                .saturating_mul(ktiles.div_ceil(s))
-                + per_sm * PARTIAL_COST_KTILES,
-        );
+        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES);
     }
-    Some(
-        work.div_ceil(sms)
-            .saturating_mul(per_sm)
-            .saturating_mul(ktiles),
-    )
+    Some(work.div_ceil(sms).saturating_mul(ktiles))
 }
 
 /// The model's time of `spec` for `p` (arbitrary units: multiply-adds of the busiest SM over
@@ -278,8 +287,9 @@ mod tests {
         // not persistent: no model
         let sm80 = find_kernel("f16_f16_nt_128x256x32_w64x64_s4").unwrap();
         assert_eq!(busiest_ktiles(sm80, &p, 132, KSplit::NONE), None);
-        // CUDA-core tiles: waves of b blocks per SM, each b tiles long. 3000³: 576 blocks of
-        // 128×128 are 3 waves of 264 (2 per SM), 1128 of 64×128 3 waves of 396 (3 per SM)
+        // CUDA-core tiles: the busiest SM's blocks, in rounds of b, an empty slot of the last
+        // round a quarter of a block. 3000³: 576 blocks of 128×128 put 5 on the busiest SM (2 at
+        // a time: one slot of the third round empty), 1128 of 64×128 9 (3 rounds of 3)
         let p = problem(&Gemm::new(3000, 3000, 3000), Elem::F32, Elem::F32, false);
         let sgemm = |name| find_kernel(name).unwrap();
         let (large, small) = (
@@ -288,15 +298,12 @@ mod tests {
         );
         assert_eq!(
             busiest_ktiles(large, &p, 132, KSplit::NONE),
-            Some(3 * 2 * 188)
+            Some((5 * 4 + 1) * 188 / 4)
         );
-        assert_eq!(
-            busiest_ktiles(small, &p, 132, KSplit::NONE),
-            Some(3 * 3 * 188)
-        );
-        // split: each of an SM's b blocks exchanges its partial tile. 64×4096×4096 in 12 slices of
-        // 22 k-tiles: 384 blocks of 64×128 in one wave of 396 (3 per SM), 768 of 32×128 in one
-        // of 792 (6 per SM): the 64-row tile's time is the shorter (H200: 35.6 TFLOPS against 33.7)
+        assert_eq!(busiest_ktiles(small, &p, 132, KSplit::NONE), Some(9 * 188));
+        // split: each block exchanges its partial tile. 64×4096×4096 in 12 slices of 22 k-tiles:
+        // 384 blocks of 64×128 put 3 on the busiest SM (one round of 3), 768 of 32×128 6 (one
+        // round of 6): the 64-row tile's time is the shorter (H200: 35.6 TFLOPS against 33.7)
         let p = problem(&Gemm::new(64, 4096, 4096), Elem::F32, Elem::F32, false);
         let twelve = KSplit {
             slices: 12,
@@ -387,13 +394,15 @@ mod tests {
         }
         // 5120³ (800 items of 128×256, stream-K; 1080 of 128×192 unsplit, 9 waves): 128×256
         assert_eq!(tf32(5120, 5120, 5120, false, true), (Tma, 128, 256));
-        // exact FP32: the 64×128 CUDA-core tile where its waves are fuller (3000³: 2.85 of its
-        // waves against 2.18 of the 128×128 tile's), the 128×128 tile on whole waves and where
-        // the 64×128 tile would start a second wave (128×28672×8192: 448 blocks on 396 slots)
+        // exact FP32: the 64×128 CUDA-core tile where its rounds are fuller (3000³: 9 blocks of
+        // 64×128 on the busiest SM in 3 rounds of 3, against 5 of 128×128 in 3 rounds of 2), the
+        // 128×128 tile on whole rounds; 2560³ `nn` (7 blocks in rounds of 3, 3 and 1, against 4 in
+        // 2 and 2): H200, forced, 43.1 against 38.4 TFLOPS (docs/kernel-log.md, session 40)
         let fp32 = |m, n, k, tb| {
             let s = pick(Gemm::new(m, n, k).trans_b(tb), Elem::F32, Elem::F32);
             (s.0, s.1)
         };
+        assert_eq!(fp32(2560, 2560, 2560, false), (Family::CudaCore, 64));
         for tb in [false, true] {
             assert_eq!(fp32(3000, 3000, 3000, tb), (Family::CudaCore, 64));
             for (m, n, k) in [

@@ -3,7 +3,7 @@
 //! (`tcgemm::tune`, the `tune` tool of `crates/tcgemm-tools`). Written by that command: re-run
 //! it rather than editing by hand.
 //!
-//! Fitted on NVIDIA H200 (132 SMs), NVIDIA driver 580.159.04, 2026-11-28 01:23 UTC, shapes (m, n, k) [(1024, 1024, 1024), (2048, 2048, 2048), (3072, 3072, 3072), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096), (1024, 4096, 8192), (128, 4096, 4096), (128, 11008, 4096), (64, 8192, 8192), (8192, 64, 8192)]. The CUDA-core SGEMM tiles (`sgemm_*`, with the new 128×64 and 64×64 tiles) were measured again on the same H200 model, 2026-11-28 03:26 UTC (session 31), and their rows replace that run's. Refitted from that run's log on 2026-11-28 03:28 UTC.
+//! Fitted on NVIDIA H200 (132 SMs), NVIDIA driver 580.159.04, 2026-11-28 01:23 UTC, shapes (m, n, k) [(1024, 1024, 1024), (2048, 2048, 2048), (3072, 3072, 3072), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096), (1024, 4096, 8192), (128, 4096, 4096), (128, 11008, 4096), (64, 8192, 8192), (8192, 64, 8192)]. The CUDA-core SGEMM tiles (`sgemm_*`, with the new 128×64 and 64×64 tiles) were measured again on the same H200 model, 2026-11-28 03:26 UTC (session 31), and their rows replace that run's. Refitted from that run's log on 2026-11-29 07:05 UTC.
 
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
@@ -135,26 +135,26 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_tt_64x128x64_w64x128_s8_tma_pp", 61),
     ("f16_f32_tt_64x128x64_w64x64_s8_tma", 49),
     ("f16_f32_tt_64x64x64_w64x64_s12_tma_pp", 37),
-    ("sgemm_nn_128x128x16_t8x8_s3", 93),
-    ("sgemm_nn_128x64x16_t8x8_s3", 90),
-    ("sgemm_nn_32x128x16_t8x8_s3", 92),
-    ("sgemm_nn_64x128x16_t8x8_s3", 94),
-    ("sgemm_nn_64x64x16_t8x8_s3", 95),
-    ("sgemm_nt_128x128x16_t8x8_s3", 90),
-    ("sgemm_nt_128x64x16_t8x8_s3", 88),
-    ("sgemm_nt_32x128x16_t8x8_s3", 81),
-    ("sgemm_nt_64x128x16_t8x8_s3", 87),
-    ("sgemm_nt_64x64x16_t8x8_s3", 89),
+    ("sgemm_nn_128x128x16_t8x8_s3", 95),
+    ("sgemm_nn_128x64x16_t8x8_s3", 91),
+    ("sgemm_nn_32x128x16_t8x8_s3", 87),
+    ("sgemm_nn_64x128x16_t8x8_s3", 96),
+    ("sgemm_nn_64x64x16_t8x8_s3", 88),
+    ("sgemm_nt_128x128x16_t8x8_s3", 93),
+    ("sgemm_nt_128x64x16_t8x8_s3", 89),
+    ("sgemm_nt_32x128x16_t8x8_s3", 77),
+    ("sgemm_nt_64x128x16_t8x8_s3", 88),
+    ("sgemm_nt_64x64x16_t8x8_s3", 82),
     ("sgemm_tn_128x128x16_t8x8_s3", 98),
-    ("sgemm_tn_128x64x16_t8x8_s3", 99),
-    ("sgemm_tn_32x128x16_t8x8_s3", 94),
+    ("sgemm_tn_128x64x16_t8x8_s3", 100),
+    ("sgemm_tn_32x128x16_t8x8_s3", 88),
     ("sgemm_tn_64x128x16_t8x8_s3", 96),
-    ("sgemm_tn_64x64x16_t8x8_s3", 100),
-    ("sgemm_tt_128x128x16_t8x8_s3", 97),
-    ("sgemm_tt_128x64x16_t8x8_s3", 95),
-    ("sgemm_tt_32x128x16_t8x8_s3", 81),
-    ("sgemm_tt_64x128x16_t8x8_s3", 91),
-    ("sgemm_tt_64x64x16_t8x8_s3", 96),
+    ("sgemm_tn_64x64x16_t8x8_s3", 92),
+    ("sgemm_tt_128x128x16_t8x8_s3", 96),
+    ("sgemm_tt_128x64x16_t8x8_s3", 97),
+    ("sgemm_tt_32x128x16_t8x8_s3", 77),
+    ("sgemm_tt_64x128x16_t8x8_s3", 93),
+    ("sgemm_tt_64x64x16_t8x8_s3", 88),
     ("tf32_nn_128x128x32_w64x128_s6_tma", 51),
     ("tf32_nn_128x128x32_w64x128_s6_tma_areg", 64),
     ("tf32_nn_128x192x32_w64x192_s5_tma", 66),
