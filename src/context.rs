@@ -419,6 +419,20 @@ impl Context {
         self.loaded.is_loaded(spec.name)
     }
 
+    /// Blocks of kernel `spec` one SM of this device holds at once, as the driver reports for its
+    /// loaded function (`cuOccupancyMaxActiveBlocksPerMultiprocessor`); 0 where it is not loaded
+    /// or the driver cannot tell.
+    pub(crate) fn blocks_per_sm(&self, spec: &KernelSpec) -> u32 {
+        self.loaded.function(spec.name).map_or(0, |f| {
+            f.occupancy_max_active_blocks_per_multiprocessor(
+                spec.threads,
+                spec.smem_bytes as usize,
+                None,
+            )
+            .unwrap_or(0)
+        })
+    }
+
     /// Clusters of `slices` CTAs of a persistent kernel this device holds at once (0: none).
     pub(crate) fn resident_clusters(&self, slices: u32) -> u32 {
         self.resident_clusters

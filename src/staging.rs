@@ -276,8 +276,15 @@ impl Context {
     /// [`Context::staging_limit`], on the context's stream only.
     pub(crate) fn staging_for(&self, problem: &Problem) -> Option<Staging> {
         let caps = self.capabilities();
-        let dispatched =
-            |p: &Problem| Dispatched::of(p, caps.sm_count, self.cuts(), |s| self.is_loaded(s));
+        let dispatched = |p: &Problem| {
+            Dispatched::of(
+                p,
+                caps.sm_count,
+                self.cuts(),
+                |s| self.is_loaded(s),
+                |s| self.blocks_per_sm(s),
+            )
+        };
         choose(problem, caps.hopper, self.staging_limit(), dispatched)
     }
 

@@ -3,7 +3,9 @@
 //! call's time on the kernels that take it as it is against the copies plus the aligned call's
 //! time, each the larger of its arithmetic, its memory traffic and a floor: for 16-bit calls a
 //! cost per element of K; for TF32 calls with an unaligned A or B, the element-wise copies of the
-//! busiest block's tiles on the kernel dispatch runs unstaged ([`Dispatched`]).
+//! busiest block's tiles on the kernel dispatch runs unstaged ([`Dispatched`]). An unaligned
+//! 16-bit A or B streams as fast as the blocks of that kernel the SMs hold at once
+//! ([`Dispatched::narrow_16_rate`]).
 
 use super::{PackedCopy, Staged, Staging, MAX_SEGMENTS, ROW_ALIGN};
 use crate::calls::{self, Cuts};
@@ -19,8 +21,16 @@ pub(super) mod rate {
     /// 4.2 TB/s copy bandwidth).
     pub const STREAM: f64 = 3.4e12;
     /// Bytes per second of a 16-bit operand read with element-wide loads (sm_80 kernels, rows
-    /// not 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096).
+    /// not 16-byte aligned: 17–20% of the bandwidth floor on 1×50257×4096), where the kernel
+    /// dispatch would run is not known ([`NARROW_16_PER_BLOCK`] where it is).
     pub const NARROW_16: f64 = 0.8e12;
+    /// Bytes per second each block resident on an SM reads of a 16-bit operand with element-wide
+    /// loads: latency-bound, so the operand streams as fast as the blocks the SMs hold at once.
+    /// H200, the 16×128 f16 `mma.sync` tile unstaged (unaligned B, session 40,
+    /// docs/unaligned-log.md attempt 18): 16×32001×4096, 251 blocks (two per SM), B's 262 MB at
+    /// 0.87 TB/s (3.5 GB/s per block); 16×50257×4096, 393 blocks (three per SM, all resident),
+    /// 412 MB at 1.27 TB/s (3.2 GB/s per block).
+    pub const NARROW_16_PER_BLOCK: f64 = 3.3e9;
     /// The same for an f32 operand: as many loads per second, twice the bytes (128×32001×4096
     /// TF32 unstaged ran 94.8 TFLOPS, its 524 MB B read at ≥ 1.5 TB/s; docs/unaligned-log.md,
     /// attempt 11).
@@ -172,10 +182,17 @@ pub(crate) fn choose(
     let flops = 2.0 * g.m as f64 * g.n as f64 * g.k as f64 * g.batch as f64;
     // each operand's traffic, one way
     let traffic = |op: &OperandLayout| PackedCopy::new(g, op, 0).bytes();
+    // a 16-bit A or B read element by element: as fast as the blocks of the kernel dispatch runs
+    // unstaged that the SMs hold at once
+    let narrow_16 = if ab_misaligned && problem.input().bytes() == 2 {
+        dispatched(problem).map_or(rate::NARROW_16, |d| d.narrow_16_rate(problem))
+    } else {
+        rate::NARROW_16
+    };
     let stream_time = |op: &OperandLayout, staged: bool| {
         let rate = match op.elem.bytes() {
             _ if !misaligned(op) || staged || op.operand == Operand::C => rate::STREAM,
-            2 => rate::NARROW_16,
+            2 => narrow_16,
             _ => rate::NARROW_32,
         };
         traffic(op) / rate
@@ -220,24 +237,29 @@ pub(crate) fn choose(
     (copies + aligned < direct).then_some(staging)
 }
 
-/// How dispatch runs a call: its kernel and the k-slices it is split into, on a device of `sms`
-/// SMs. A TF32 call with an unaligned A or B runs on the sm_80 kernels, whose element-wise copies
-/// bound it where it has few tiles ([`Dispatched::copy_time`]).
+/// How dispatch runs a call: its kernel, the k-slices it is split into and the blocks of it one SM
+/// holds at once, on a device of `sms` SMs. A call with an unaligned A or B runs on the sm_80
+/// kernels, whose element-wise copies bound it ([`Dispatched::copy_time`] for TF32,
+/// [`Dispatched::narrow_16_rate`] for 16-bit inputs).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Dispatched {
     pub spec: &'static KernelSpec,
     pub slices: u32,
     pub sms: u32,
+    /// Blocks of `spec` one SM holds at once (at least its `min_blocks_per_sm`).
+    pub resident: u32,
 }
 
 impl Dispatched {
     /// The plan dispatch makes for `problem` on `sms` SMs with the kernels `loaded` says are, cut
-    /// as `cuts` allows; `None` when no kernel takes it.
+    /// as `cuts` allows, with the blocks per SM `resident` says the device holds; `None` when no
+    /// kernel takes it.
     pub(crate) fn of(
         problem: &Problem,
         sms: u32,
         cuts: Cuts,
         loaded: impl Fn(&KernelSpec) -> bool,
+        resident: impl Fn(&KernelSpec) -> u32,
     ) -> Option<Dispatched> {
         let cut = |s: &KernelSpec| calls::cut(s, problem, sms, cuts, &loaded);
         let spec = dispatch::select(KERNELS, problem, Some(sms), &loaded, cut)?;
@@ -245,7 +267,19 @@ impl Dispatched {
             spec,
             slices: cut(spec).slices,
             sms,
+            resident: resident(spec).max(spec.min_blocks_per_sm).max(1),
         })
+    }
+
+    /// Bytes per second the kernel reads a 16-bit operand at with element-wide loads: its blocks
+    /// the SMs hold at once ([`Dispatched::resident`] each, at most the call's blocks) at
+    /// [`rate::NARROW_16_PER_BLOCK`] each, at most [`rate::STREAM`].
+    pub(crate) fn narrow_16_rate(&self, problem: &Problem) -> f64 {
+        let blocks = problem
+            .work_items(self.spec.c_tile())
+            .saturating_mul(u64::from(self.slices.max(1)));
+        let held = u64::from(self.sms.max(1)) * u64::from(self.resident);
+        (blocks.min(held) as f64 * rate::NARROW_16_PER_BLOCK).min(rate::STREAM)
     }
 
     /// Seconds the busiest block slot takes over its tiles when each tile of `BM×BN` copies
