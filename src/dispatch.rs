@@ -279,7 +279,7 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates for
 /// batches of short items ([`short_items`]), and there the cooperative `wgmma` kernels of their
 /// maths are not; and, beside the cooperative ones, for 16-bit calls that fill one wave with
-/// thin tiles ([`one_wave_of_thin_tiles`]).
+/// their tiles ([`one_wave_of_tiles`]).
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
@@ -434,8 +434,8 @@ pub(crate) fn select<'a>(
 ///   ([`tma_reads_ab`]);
 /// - stream kernels only where they read what the others cannot ([`streams`]);
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
-///   their maths ([`short_items`]); and, beside them, 16-bit calls of one wave of thin tiles
-///   ([`one_wave_of_thin_tiles`]).
+///   their maths ([`short_items`]); and, beside them, 16-bit calls of one wave of their tiles
+///   ([`one_wave_of_tiles`]).
 pub(crate) fn admits(
     spec: &KernelSpec,
     p: &Problem,
@@ -449,7 +449,7 @@ pub(crate) fn admits(
         Family::TmaPingPong => {
             short
                 || (sixteen_bit(spec.math)
-                    && sm_count.is_some_and(|sms| one_wave_of_thin_tiles(spec.c_tile(), p, sms)))
+                    && sm_count.is_some_and(|sms| one_wave_of_tiles(spec.c_tile(), p, sms)))
         }
         f if f.needs_tma() => !(short && ping_pong(spec.math)),
         _ => true,
@@ -483,25 +483,27 @@ pub(crate) fn short_items(p: &Problem) -> bool {
     g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
 }
 
-/// Whether `p` is a single product with at most 64 rows or columns whose tiles of `tile` (a
-/// ping-pong kernel's) fill one wave of `sm_count` SMs at least 90% (and no more): there that
-/// ping-pong tile, of a 16-bit math, is a candidate beside the cooperative tiles (filling the
-/// wave, each CTA computing one whole tile, no cut along K), where the 64×128 or 128×64 tile's
-/// half as many items leave half the SMs idle or share their k-tiles out (stream-K). The model
-/// then ranks them ([`cost`]). Only a tile that fills the wave itself: the 64×128 ping-pong tile's
-/// 64 items at 64×8192×8192, which the model would cut in two k-slices (a cut the tuning runs do
-/// not measure), ran 0.89× cuBLAS against the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
+/// Whether `p` is a single product whose tiles of `tile` (a ping-pong kernel's) fill one wave of
+/// `sm_count` SMs at least 90% (and no more): there that ping-pong tile, of a 16-bit math, is a
+/// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
+/// cut along K), where the cooperative tiles' half as many items of twice the size leave half the
+/// SMs idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`]). Only a
+/// tile that fills the wave itself: the 64×128 ping-pong tile's 64 items at 64×8192×8192, which
+/// the model would cut in two k-slices (a cut the tuning runs do not measure), ran 0.89× cuBLAS
+/// against the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
 ///
-/// Measured on the H200 (f16, kernels forced, two device sessions): 64×8192×8192 215–220
-/// TFLOPS on the 64×64 ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS
-/// 227–231), 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204). Where
-/// both dimensions exceed 64 (128×4096×4096, 128 tiles) the 64×64 tile tied (183 against
-/// 188–196), and TF32 was not measured so; docs/hopper-log.md, session 29.
-pub(crate) fn one_wave_of_thin_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> bool {
+/// Measured on the H200 (f16, kernels forced): 64×8192×8192 215–220 TFLOPS on the 64×64
+/// ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS 227–231),
+/// 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204) (session 29); with
+/// both dimensions above 64 (session 40, since the ping-pong consumers take their turns, session
+/// 30): 128×4096×4096 217.9 on the 64×64 tile (128 tiles) against 192.8 on the 128×64 tile under
+/// stream-K (`nt` 216.8 against 193.7; cuBLAS 244–248), 256×4096×4096 `nt` 409.8 on the 64×128
+/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32 was not measured so.
+pub(crate) fn one_wave_of_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(tile);
     let sms = u64::from(sm_count);
-    g.batch == 1 && g.m.min(g.n) <= 64 && 10 * tiles >= 9 * sms && tiles <= sms
+    g.batch == 1 && 10 * tiles >= 9 * sms && tiles <= sms
 }
 
 /// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than

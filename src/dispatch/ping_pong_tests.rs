@@ -69,8 +69,8 @@ fn long_or_large_items_keep_the_cooperative_tiles() {
             Gemm::new(512, 512, 64).batch(64),
             Gemm::new(128, 128, 4096).batch(100),
             Gemm::new(8192, 8192, 64),
-            // more than 64 rows and columns: 128 tiles of 64×64, but not thin
-            Gemm::new(128, 4096, 4096),
+            // 192 tiles of 64×64 (more than a wave), 96 of 64×128 (73% of one)
+            Gemm::new(192, 4096, 4096),
         ] {
             let g = g.precision(precision);
             for (pp, _, _) in picks(g, input, output, tf32) {
@@ -91,9 +91,15 @@ fn short_items_are_batched_and_at_most_128_cubed() {
 }
 
 #[test]
-fn one_wave_of_thin_16_bit_tiles_takes_the_64x64_ping_pong_tile() {
+fn one_wave_of_16_bit_tiles_takes_a_ping_pong_tile() {
+    // 128 tiles of 64×64 at 64×8192, 8192×64 and 128×4096, of 64×128 at 256×4096: one wave each
     for (input, output, tf32) in PATHS {
-        for g in [Gemm::new(64, 8192, 8192), Gemm::new(8192, 64, 8192)] {
+        for (g, tile) in [
+            (Gemm::new(64, 8192, 8192), (64, 64)),
+            (Gemm::new(8192, 64, 8192), (64, 64)),
+            (Gemm::new(128, 4096, 4096), (64, 64)),
+            (Gemm::new(256, 4096, 4096), (64, 128)),
+        ] {
             let g = if tf32 {
                 g.precision(Precision::Tf32)
             } else {
@@ -103,7 +109,7 @@ fn one_wave_of_thin_16_bit_tiles_takes_the_64x64_ping_pong_tile() {
                 // TF32: not measured so, the cooperative tiles
                 None
             } else {
-                Some((true, 64, 64))
+                Some((true, tile.0, tile.1))
             };
             for pick in picks(g, input, output, tf32) {
                 match want {
@@ -114,23 +120,25 @@ fn one_wave_of_thin_16_bit_tiles_takes_the_64x64_ping_pong_tile() {
         }
     }
     let sixty_four = GemmShape::new(64, 64, 64);
-    let thin = |m, n| {
-        one_wave_of_thin_tiles(
+    let one_wave = |m, n| {
+        one_wave_of_tiles(
             sixty_four,
             &problem(&Gemm::new(m, n, 4096), Elem::F16, Elem::F16, false),
             132,
         )
     };
     // the 64×128 tile's own 64 tiles at 64×8192: not a wave
-    assert!(!one_wave_of_thin_tiles(
+    assert!(!one_wave_of_tiles(
         GemmShape::new(64, 128, 64),
         &problem(&Gemm::new(64, 8192, 4096), Elem::F16, Elem::F16, false),
         132
     ));
-    // 128 tiles of 64×64 on 132 SMs (97%): one wave; 64 tiles (48%) or 130 with 65 rows: not
-    assert!(thin(64, 8192) && thin(8192, 64) && thin(33, 7680));
-    assert!(!thin(64, 4096) && !thin(65, 8192) && !thin(64, 8512) && !thin(128, 4096));
-    assert!(!one_wave_of_thin_tiles(
+    // 128 tiles of 64×64 on 132 SMs (97%): one wave; 64 tiles (48%), or 256 with 65 rows: not
+    assert!(one_wave(64, 8192) && one_wave(8192, 64) && one_wave(33, 7680) && one_wave(128, 4096));
+    assert!(
+        !one_wave(64, 4096) && !one_wave(65, 8192) && !one_wave(64, 8512) && !one_wave(192, 4096)
+    );
+    assert!(!one_wave_of_tiles(
         sixty_four,
         &problem(
             &Gemm::new(64, 8192, 4096).batch(2),
