@@ -21,7 +21,8 @@ use cudarc::driver::sys::CUresult;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DeviceSlice, ValidAsZeroBits,
 };
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
@@ -120,6 +121,8 @@ pub struct Context {
     /// Thread-block clusters of `s` CTAs of a persistent kernel the device holds at once, by `s`
     /// (`launch::resident_clusters`; zeros without one, or without cluster launches).
     resident_clusters: [u32; 9],
+    /// Blocks of each loaded kernel one SM holds at once, by name ([`Context::blocks_per_sm`]).
+    occupancy: OnceLock<HashMap<&'static str, u32>>,
     /// [`ContextOptions::staging_limit`].
     staging_limit: u64,
     /// The loaded kernels, and why the others are not.
@@ -254,6 +257,7 @@ impl Context {
             staging: Scratch::new("staging buffer"),
             staging_limit: opts.staging_limit,
             resident_clusters: [0; 9],
+            occupancy: OnceLock::new(),
             loaded,
         };
         ctx.resident_clusters = ctx.query_resident_clusters();
@@ -420,17 +424,26 @@ impl Context {
     }
 
     /// Blocks of kernel `spec` one SM of this device holds at once, as the driver reports for its
-    /// loaded function (`cuOccupancyMaxActiveBlocksPerMultiprocessor`); 0 where it is not loaded
-    /// or the driver cannot tell.
+    /// loaded function (`cuOccupancyMaxActiveBlocksPerMultiprocessor`, asked for every loaded
+    /// kernel on the first call and kept); 0 where it is not loaded or the driver cannot tell.
     pub(crate) fn blocks_per_sm(&self, spec: &KernelSpec) -> u32 {
-        self.loaded.function(spec.name).map_or(0, |f| {
-            f.occupancy_max_active_blocks_per_multiprocessor(
-                spec.threads,
-                spec.smem_bytes as usize,
-                None,
-            )
-            .unwrap_or(0)
-        })
+        let occupancy = self.occupancy.get_or_init(|| {
+            KERNELS
+                .iter()
+                .filter_map(|k| {
+                    let f = self.loaded.function(k.name)?;
+                    let blocks = f
+                        .occupancy_max_active_blocks_per_multiprocessor(
+                            k.threads,
+                            k.smem_bytes as usize,
+                            None,
+                        )
+                        .unwrap_or(0);
+                    Some((k.name, blocks))
+                })
+                .collect()
+        });
+        occupancy.get(spec.name).copied().unwrap_or(0)
     }
 
     /// Clusters of `slices` CTAs of a persistent kernel this device holds at once (0: none).

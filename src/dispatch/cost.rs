@@ -59,9 +59,9 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if spec.family == Family::CudaCore {
         // the busiest SM's blocks share its FMA units in rounds of `b`, each block ⌈T/s⌉ k-tiles
         // and, split, one exchange; an empty slot of the last round costs a quarter of a block
-        let b = u64::from(spec.min_blocks_per_sm.max(1));
         let blocks = busiest_sm_blocks(spec, p, sms, cut);
-        let idle = (b - blocks % b) % b;
+        let (filled, slots) = last_round(spec, p, sms, cut);
+        let idle = slots - filled;
         let s = u64::from(cut.slices.max(1));
         let per_block =
             p.k_tiles(spec.block).max(1).div_ceil(s) + if s > 1 { PARTIAL_COST_KTILES } else { 0 };
