@@ -51,17 +51,18 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               session 21)",
     },
     SpillAllowance {
-        kernel: |k| tf32_128x256(k) && k.trans_a && k.trans_b,
-        count: 1,
-        max_bytes: 96,
-        why: "the TF32 128x256 `tt` tile (fragments double-buffered, 255 registers; A's \
-              fragments from 16 scalar shared loads): ptxas 12.9 spilled 24 B on sm_80 and \
-              52 B stores / 84 B loads on sm_90 (SASS: 7 LDL of loop invariants per k-tile); \
-              since the element-wise copies were coalesced 16 B on sm_80 to sm_89 and 48 B \
-              stores / 64 B loads on sm_90 (docs/unaligned-log.md, attempt 15). \
-              Measured faster than the single-buffered loop without spills: 166.3 against \
-              112.6-127.1 TFLOPS at 4096^3, 139.8 against 114.7-115.8 at 8192^3 (H200; \
-              docs/kernel-log.md, session 21)",
+        kernel: |k| tf32_128x256(k) && k.trans_a,
+        count: 2,
+        max_bytes: 32,
+        why: "the TF32 128x256 `tn` and `tt` tiles (A stored M-major; fragments double-buffered, \
+              254-255 registers): with A's fragments from scalar shared loads `tt` spilled 16-84 B \
+              (session 21) and `tn` 296 B (so it kept the single-buffered loop). Since A's \
+              fragment pairs are 8-byte loads of permuted rows (docs/kernel-log.md, session 41): \
+              `tt` 32 B on sm_80 to sm_89 and 8 B on sm_90, `tn` 8 B everywhere, stored once and \
+              reloaded once per k-tile. Measured faster than the single-buffered loop without \
+              spills: `tt` 166.3 against 112.6-127.1 TFLOPS at 4096^3 (session 21), `tn` \
+              180.8 against 139.7 at 4096^3, 170.5 against 137.2 at 8192^3 (H200, kernel_sweep, \
+              session 41)",
     },
     SpillAllowance {
         kernel: |k| k.math == Math::MmaTf32x3 && k.block.n == 192,
@@ -131,24 +132,6 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               1 block/SM (as `nn`, `nt`) it would not spill, but that bound is one for every \
               architecture, and the tile's H200 speed was measured at 2. Not measured on an \
               sm_86 or sm_89 device (none here; docs/kernel-log.md, session 33)",
-    },
-    SpillAllowance {
-        kernel: |k| {
-            k.family == Family::MmaSyncMultistage
-                && k.math == Math::MmaTf32
-                && (k.block.m, k.block.n) == (128, 128)
-                && k.trans_a
-                && !k.trans_b
-        },
-        count: 1,
-        max_bytes: 112,
-        why: "the TF32 128x128 `tn` tile (256 threads, 2 blocks/SM: 128 registers; both \
-              operands r-contiguous, fragments from scalar shared loads): since its element-wise \
-              copies were coalesced, ptxas 12.9 spills 64 B stores / 112 B loads (48 B stack) in \
-              its sm_86 and sm_89 code only; the sm_80 and sm_90 code, which the H200 runs, does \
-              not. The coalesced copies measured 1.15-1.23x the old ones on the unstaged TF32 \
-              calls they serve (docs/unaligned-log.md, attempt 15). SASS not read; not measured \
-              on an sm_86 or sm_89 device (none here)",
     },
 ];
 

@@ -51,7 +51,8 @@ pub mod arch;
 pub mod epilogue;
 #[cfg(target_arch = "nvptx64")]
 mod kernels;
-/// On the host only the fragment arithmetic that host tests check ([`warp::wgmma_register_a`]).
+/// On the host only the fragment arithmetic that host tests check ([`warp::wgmma_register_a`],
+/// [`warp::mma_sync_tf32::permuted_row`]).
 pub mod warp;
 
 /// Traps the thread: device code has no unwinding and no output channel.

@@ -2,7 +2,8 @@
 //!
 //! A warp's accumulators are `MI×NI` m16n8 tiles; in tile `(i, j)` the lane's element `c[2h + e]` is
 //! at row `row0 + 16i + 8h`, column `col0 + 8j + e`, where `row0 = lane/4` and `col0 = 2·(lane%4)`
-//! relative to the warp tile (the C map in `arch::mma`), so each lane holds column pairs.
+//! relative to the warp tile (the C map in `arch::mma`), so each lane holds column pairs; or, where
+//! the A fragments' rows were permuted, at row `16i + 2·(lane/4) + h`.
 
 use super::OutputElem;
 use crate::arch::convert::fma_rn_f32;
@@ -10,6 +11,7 @@ use crate::arch::global::{
     ld_global_f32, ld_global_u16, st_global_f32, st_global_u16, st_global_u32, st_global_v2_f32,
 };
 use crate::params::{flags, GemmParams};
+use crate::warp::mma_sync_tf32::permuted_row;
 
 /// `C = alpha·acc + beta·C`, one column pair per access: 8 bytes for f32, 4 for 16-bit output
 /// when `VEC_C`, element by element otherwise; C is not read when `BETA_ZERO`.
@@ -25,12 +27,45 @@ pub unsafe fn store_pairs<O: OutputElem, const MI: usize, const NI: usize>(
     row0: u32,
     col0: u32,
 ) {
+    store_pairs_at_rows::<O, MI, NI>(p, acc, gc, |i, h| row0 + i * 16 + h * 8, col0);
+}
+
+/// [`store_pairs`] for fragments whose rows `g`, `g + 8` were read from memory rows `2g`, `2g + 1`
+/// (`warp::mma_sync_tf32::permuted_row`): `m0` is the warp tile's first row in C.
+///
+/// # Safety
+/// As [`store_pairs`].
+#[inline(always)]
+pub unsafe fn store_pairs_permuted_rows<O: OutputElem, const MI: usize, const NI: usize>(
+    p: &GemmParams,
+    acc: &[[[f32; 4]; NI]; MI],
+    gc: u64,
+    m0: u32,
+    col0: u32,
+    lane: u32,
+) {
+    let g = lane / 4;
+    store_pairs_at_rows::<O, MI, NI>(p, acc, gc, |i, h| m0 + i * 16 + permuted_row(h, g), col0);
+}
+
+/// [`store_pairs`] with the row of fragment half `h` of m16 tile `i` given by `row(i, h)`.
+///
+/// # Safety
+/// As [`store_pairs`].
+#[inline(always)]
+unsafe fn store_pairs_at_rows<O: OutputElem, const MI: usize, const NI: usize>(
+    p: &GemmParams,
+    acc: &[[[f32; 4]; NI]; MI],
+    gc: u64,
+    row: impl Fn(u32, u32) -> u32,
+    col0: u32,
+) {
     let beta_zero = p.flags & flags::BETA_ZERO != 0;
     let vec = p.flags & flags::VEC_C != 0;
     let es: u64 = O::BYTES;
     for (i, acc_i) in acc.iter().enumerate() {
         for h in 0..2u32 {
-            let row = row0 + i as u32 * 16 + h * 8;
+            let row = row(i as u32, h);
             if row >= p.m {
                 continue;
             }

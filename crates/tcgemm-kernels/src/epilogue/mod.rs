@@ -7,7 +7,8 @@
 //! [`F32`], [`F16`], [`Bf16`], rounding to nearest even) and stores only in-range elements. The
 //! writers differ only in how the accumulator layout maps to rows and columns of C:
 //! - [`thread_tile`]: per-thread `8×8` tiles of the CUDA-core family (16-byte row segments);
-//! - [`fragment`]: `m16n8` `mma.sync` accumulator fragments (column pairs; per element for the seed);
+//! - [`fragment`]: `m16n8` `mma.sync` accumulator fragments (column pairs, of rows as loaded or
+//!   permuted; per element for the seed);
 //! - [`segment`]: 4-column row segments (the CUDA-core multistage family, after its k-slices are
 //!   summed);
 //! - [`splitk`]: after an f32 kernel of a launch split along K stored its slice, the last CTA of a

@@ -4,15 +4,16 @@
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
 //! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` with f32 output.
 //!
-//! With 64×64 warp tiles in `nn`, `nt` and `tt` the pipeline is the 16-bit kernels':
-//! fragments double-buffered in registers, the k-tiles whose refill lies inside K with every chunk
-//! interior first, through `PerChunkCopy::issue_interior` (no test, one basic block), MMAs in
-//! serpentine order. The other tiles, and `tn`, load each k-step's fragments right before their
-//! MMAs.
+//! With 64×64 warp tiles the pipeline is the 16-bit kernels': fragments double-buffered in
+//! registers, the k-tiles whose refill lies inside K with every chunk interior first, through
+//! `PerChunkCopy::issue_interior` (no test, one basic block), MMAs in serpentine order. The other
+//! tiles load each k-step's fragments right before their MMAs.
 //!
 //! Shared rows: k-contiguous `BK + 4` floats (with BK = 32, 144 B: 9 16-byte chunks, odd, so an
 //! `ldmatrix`'s eight rows hit eight distinct bank groups); r-contiguous `R + 8` floats (≡ 8 mod 32
-//! banks, so the scalar fragment loads of a warp hit 32 distinct banks).
+//! banks, so a warp's scalar B loads, and a half-warp's 8-byte loads of A's permuted row pairs,
+//! `warp::mma_sync_tf32::permuted_row`, hit 32 distinct banks); the epilogue writes A's permuted
+//! rows where they came from (`store_pairs_permuted_rows`).
 
 use crate::config::GemmShape;
 #[cfg(target_arch = "nvptx64")]
@@ -23,7 +24,10 @@ use {
     crate::arch::mma::mma_m16n8k8_row_col_f32_tf32_tf32_f32,
     crate::arch::smem::base,
     crate::arch::sync::sync_threads,
-    crate::epilogue::{fragment::store_pairs, F32},
+    crate::epilogue::{
+        fragment::{store_pairs, store_pairs_permuted_rows},
+        F32,
+    },
     crate::params::{flags, GemmParams},
     crate::warp::mma_sync_tf32::load_fragments,
 };
@@ -133,11 +137,9 @@ pub unsafe fn gemm<
         commit_group();
         s += 1;
     }
-    if MI * NI >= 32 && !(TRANS_A && !TRANS_B) {
-        // 64×64 warp tiles but `tn`: fragments double-buffered in registers, as in the 16-bit
-        // `mma_sync_multistage` (its module docs tell the pipeline). In `tn` both operands are
-        // r-contiguous (32 scalar shared loads per fragment set) and the second buffer spills
-        // 300 B (kernel-log.md, session 21).
+    if MI * NI >= 32 {
+        // 64×64 warp tiles: fragments double-buffered in registers, as in the 16-bit
+        // `mma_sync_multistage` (its module docs tell the pipeline)
         wait_group_n(STAGES - 2);
         sync_threads();
         let mut af = [[[0u32; 4]; MI]; 2];
@@ -264,11 +266,23 @@ pub unsafe fn gemm<
         }
     }
     wait_all();
-    store_pairs::<F32, MI, NI>(
-        p,
-        &acc,
-        gc,
-        tile.m0 + wm0 + lane / 4,
-        tile.n0 + wn0 + 2 * (lane % 4),
-    );
+    if a_kc {
+        store_pairs::<F32, MI, NI>(
+            p,
+            &acc,
+            gc,
+            tile.m0 + wm0 + lane / 4,
+            tile.n0 + wn0 + 2 * (lane % 4),
+        );
+    } else {
+        // an r-contiguous A's fragment rows were permuted
+        store_pairs_permuted_rows::<F32, MI, NI>(
+            p,
+            &acc,
+            gc,
+            tile.m0 + wm0,
+            tile.n0 + wn0 + 2 * (lane % 4),
+            lane,
+        );
+    }
 }
