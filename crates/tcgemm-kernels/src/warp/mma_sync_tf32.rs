@@ -9,7 +9,7 @@
 //! (at `k + 4`) one 8-byte load each, straight into the MMA's register pairs, the fragment rows
 //! being **permuted** so that each pair lies side by side in memory ([`permuted_row`]): the `mma`
 //! does not care which row of memory a fragment row holds, as long as the epilogue writes each
-//! accumulator row where it came from (`epilogue::fragment::store_permuted_rows`). (Loads of four
+//! accumulator row where it came from (`epilogue::fragment::store_pairs_permuted_rows`). (Loads of four
 //! rows at once put the values in other registers than the MMA's pairs: ptxas then spent about
 //! three register moves per MMA; docs/kernel-log.md, session 41.) Every fragment register is
 //! rounded to nearest (ties away) before the MMA by adding half a TF32 ulp to its bits, the tensor
@@ -27,8 +27,8 @@ use {
 
 /// The memory row (relative to the m16 tile's first) of fragment row `8h + g` (`h` = 0, 1; lane
 /// group `g = lane / 4`) of an r-contiguous A: rows `g` and `g + 8` of the fragment are memory
-/// rows `2g` and `2g + 1`. In rows of `R + 8` floats (`R` a multiple of 8) the 8-byte loads of a
-/// half-warp at one k then cover the 32 banks once.
+/// rows `2g` and `2g + 1`. In rows of `R + 8` floats (`R` = 16, 32, 64 or 128: the catalog's tile
+/// heights) the 8-byte loads of a half-warp at one k then cover the 32 banks once.
 ///
 /// ```
 /// use tcgemm_kernels::warp::mma_sync_tf32::permuted_row;
@@ -82,9 +82,9 @@ pub unsafe fn a_fragment<const R: u32, const BK: u32, const KPAD: u32, const RPA
     } else {
         let (g, q) = (lane / 4, lane % 4);
         let row = m + permuted_row(0, g);
-        let lo = ld_shared_v2_u32(t + at(false, row, kk + q));
-        let hi = ld_shared_v2_u32(t + at(false, row, kk + q + 4));
-        [lo[0], lo[1], hi[0], hi[1]]
+        let at_k = ld_shared_v2_u32(t + at(false, row, kk + q));
+        let at_k4 = ld_shared_v2_u32(t + at(false, row, kk + q + 4));
+        [at_k[0], at_k[1], at_k4[0], at_k4[1]]
     };
     [tf32(r[0]), tf32(r[1]), tf32(r[2]), tf32(r[3])]
 }
