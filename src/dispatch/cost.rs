@@ -123,8 +123,8 @@ fn busiest_sm_blocks(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> u
 /// Multiply-adds the busiest SM computes for `p` on the block-per-tile kernel `spec` on `sms`
 /// SMs, cut into `cut.slices` k-slices: ⌈blocks / SMs⌉ blocks (blocks = work items × slices), each
 /// of ⌈T / slices⌉ k-tiles of `BM·BN·BK`. It counts an SM's blocks as sharing its units, so an SM
-/// with fewer blocks finishes sooner (where [`busiest_ktiles`] counts whole waves of the
-/// CUDA-core tiles). That held where copies bound the blocks ([`crowded_mma_sync`]): on the H200,
+/// with fewer blocks finishes sooner (where [`busiest_ktiles`] counts the CUDA-core tiles'
+/// blocks in rounds of their blocks per SM). That held where copies bound the blocks ([`crowded_mma_sync`]): on the H200,
 /// 128×50257×4096 TF32 with an unaligned B on the sm_80 128×128 tile (393 blocks, 2 per SM at
 /// once: 3 on the busiest SM, 3 tiles of work) ran 110.1 TFLOPS, on the 128×256 tile (197
 /// blocks, 1 per SM: 2 on the busiest SM, 4 tiles of 128×128 of work) 88.2; 128×32001×4096 (2

@@ -2,7 +2,8 @@
 //! accumulators, a `STAGES`-deep `cp.async` pipeline (`PerChunkCopy`: with 64×64 warp tiles the
 //! precomputed copy's extra registers spilled), 64×64 (or 64×32) warp tiles. Generic over the block
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
-//! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` with f32 output.
+//! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` (or, for an M-major A,
+//! `store_pairs_permuted_rows`) with f32 output.
 //!
 //! With 64×64 warp tiles the pipeline is the 16-bit kernels': fragments double-buffered in
 //! registers, the k-tiles whose refill lies inside K with every chunk interior first, through
