@@ -172,9 +172,9 @@ pub(crate) fn fused(kernel: &KernelSpec, problem: &Problem, slices: u32) -> bool
         // the persistent TMA kernels have no fused tail
         return false;
     }
-    let g = problem.gemm();
-    let rows = u64::from(kernel.block.m).min(g.m as u64);
-    let cols = u64::from(kernel.block.n).min(g.n as u64);
+    let (g, tile) = (problem.gemm(), kernel.c_tile());
+    let rows = u64::from(tile.m).min(g.m as u64);
+    let cols = u64::from(tile.n).min(g.n as u64);
     rows * cols * u64::from(slices) * 4 <= FUSED_TAIL_BYTES
 }
 

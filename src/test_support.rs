@@ -28,6 +28,7 @@ pub(crate) fn spec(
         min_blocks_per_sm: 1,
         smem_bytes: 0,
         rank,
+        swap_ab: false,
     }
 }
 

@@ -109,6 +109,35 @@ fn path<I: TestElem, O: TestElem>(precision: Precision, tol: impl Fn(usize) -> f
     case.verify_on("split", &case.run(ctx), tol(4096));
 }
 
+/// TF32 `nn` on the `mma.sync` tile that swaps A and B (`KernelSpec::swaps_ab`: its CTAs compute
+/// 256×128 tiles of C as tiles of Cᵀ), split along K on the sm_80 path: the fused tail and the
+/// reduction sum C's tiles, not Cᵀ's. Odd sizes, `beta ≠ 0`.
+#[test]
+fn tf32_splits_on_the_swapped_tile() {
+    let sm80 = |split_k| {
+        gpu_with_options(ContextOptions {
+            force_sm80: true,
+            split_k,
+            ..Default::default()
+        })
+    };
+    let (Some(ctx), Some(off)) = (sm80(true), sm80(false)) else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk tf32 swapped tile");
+    for (m, n, k) in [(512, 512, 16384), (1000, 300, 16389), (768, 760, 16384)] {
+        for p in [
+            Problem::new(m, n, k),
+            Problem::new(m, n, k).scale(0.75, -1.5),
+        ] {
+            let p = p.precision(Precision::Tf32);
+            let plan = ctx.plan::<f32, f32>(&p.gemm()).expect("plan");
+            assert!(plan.kernel.swaps_ab(), "{m}×{n}×{k}: {plan:?}");
+            check::<f32, f32>(&ctx, &off, &mut rng, p, TOL_TF32_FRO);
+        }
+    }
+}
+
 #[test]
 fn fp32_exact_splits() {
     path::<f32, f32>(Precision::Exact, tol_fp32);

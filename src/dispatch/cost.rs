@@ -171,7 +171,7 @@ pub(crate) fn crowded_mma_sync<'a>(
     others.into_iter().any(|(o, o_cut)| {
         o.family == spec.family
             && o.math == spec.math
-            && o.block.m == spec.block.m
+            && o.c_tile().m == spec.c_tile().m
             && sm_work(o, p, sms, o_cut) * 100 <= work * (100 - MMA_SYNC_SAVING_PERCENT)
     })
 }

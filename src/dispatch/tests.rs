@@ -530,3 +530,28 @@ fn of_two_stage_counts_the_tile_that_fills_the_busiest_sms_last_round_wins() {
     // only stage twins compete: the 32-row tile is no twin of the 16-row one
     assert!(!loses(four, tile("tf32_nt_32x128x32_w16x32_s4")));
 }
+
+#[test]
+fn tf32_nn_takes_the_swapped_tile_where_it_pads_no_more() {
+    let sm80 = |s: &KernelSpec| !s.family.persistent() && s.family != Family::LdgWarpSpecialized;
+    let pick = |m, n| {
+        let g = Gemm::new(m, n, 4096).precision(Precision::Tf32);
+        let p = problem(&g, Elem::F32, Elem::F32, true);
+        let cut = context_cut(&p);
+        select(KERNELS, &p, Some(132), sm80, &cut).unwrap().name
+    };
+    let (swapped, unswapped) = (
+        "tf32_nn_swap_128x256x32_w64x64_s3",
+        "tf32_nn_128x256x32_w64x64_s3",
+    );
+    assert!(find_kernel(swapped).unwrap().swaps_ab());
+    // squares and prefill shapes: both tiles without padding, the swapped one ranked higher
+    for (m, n) in [(4096, 4096), (8192, 8192), (4096, 11008), (16384, 4096)] {
+        assert_eq!(pick(m, n), swapped, "{m}×{n}");
+    }
+    // 128 rows: the swapped tile's 256 rows would be half padding
+    assert_eq!(pick(128, 32001), unswapped);
+    assert_eq!(pick(128, 4096), unswapped);
+    // 384 rows: two tiles on the busiest SM either way (168 of 128×256, 224 of 256×128): rank
+    assert_eq!(pick(384, 14336), swapped);
+}

@@ -1,7 +1,8 @@
 //! The catalog: every kernel tcgemm builds, declared once.
 //!
 //! Each line of the list below is one kernel shape, expanded over the layouts it names (`nn`:
-//! neither operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both). From the same
+//! neither operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both; `nn_swap`:
+//! `nn` computed as `Cᵀ = Bᵀ·Aᵀ`, `config::KernelSpec::swaps_ab`). From the same
 //! line come
 //! - the kernel's record in [`KERNELS`] (host and device): its name by its family's name rule,
 //!   element types and instruction from the precision, the launch shape (threads from the family's
@@ -107,6 +108,11 @@ rules::catalog! {
         MmaSyncMultistage  bf16_f32      128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
         MmaSyncMultistage  bf16_bf16     128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
         MmaSyncMultistage  tf32          128 x 256 x 32   64 x  64   3    1   20  [nn nt tn tt],
+        // TF32 `nn` as the swapped `tt` product (Cᵀ = Bᵀ·Aᵀ, a 256×128 tile of C): the call's B,
+        // N-major, read as an M-major A in 8-byte row pairs instead of a word per fragment
+        // register (docs/kernel-log.md, session 42). Ranked above the 128×256 `nn` tile, which
+        // dispatch keeps where this one pads more (fewer than 256 rows of C).
+        MmaSyncMultistage  tf32          128 x 256 x 32   64 x  64   3    1   21  [nn_swap],
         MmaSyncMultistage  tf32          128 x 128 x 32   64 x  32   3    2   10  [nn nt tn tt],
         // f16 accumulation: only for `Precision::F16Accumulate`.
         MmaSyncMultistage  f16_f16_acc16 128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
@@ -354,7 +360,7 @@ mod tests {
         assert_eq!(count(Family::CudaCore), 20);
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
-        assert_eq!(count(Family::MmaSyncMultistage), 124);
+        assert_eq!(count(Family::MmaSyncMultistage), 125);
         assert_eq!(count(Family::TmaWarpSpecialized), 103);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 40);

@@ -326,6 +326,10 @@ pub struct KernelSpec {
     /// Dispatch preference among kernels that can run the same call: the highest rank wins.
     /// Baselines kept for comparison (e.g. the seed TF32 kernel) have a lower rank.
     pub rank: u32,
+    /// Declared in the catalog's layout `nn_swap`: the kernel computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`
+    /// ([`swaps_ab`](Self::swaps_ab), which also holds for every `nn` kernel of the
+    /// [`TmaRegisterA`](Family::TmaRegisterA) family).
+    pub swap_ab: bool,
 }
 
 impl KernelSpec {
@@ -342,8 +346,16 @@ impl KernelSpec {
     /// The kernel computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`: its body reads the call's B as its A and the
     /// call's A as its B (the host exchanges them, and `m` with `n`, in the parameters it passes:
     /// `GemmParams::swapped`), and stores its tile of `Cᵀ` transposed, into C as the call laid
-    /// it out. A [`TmaRegisterA`](Family::TmaRegisterA) kernel in `nn`: the swap turns the
-    /// N-major B into the M-major operand it reads into registers.
+    /// it out. Two kinds of kernel swap, both in `nn` only (where the swap makes the body's
+    /// product a `tt` one):
+    /// - every [`TmaRegisterA`](Family::TmaRegisterA) kernel in `nn`: the swap turns the N-major
+    ///   B into the M-major operand it reads into registers;
+    /// - the `mma.sync` kernels the catalog declares in the layout `nn_swap` ([`swap_ab`](Self::swap_ab)):
+    ///   the TF32 128×256 tile, whose body reads an N-major B with one shared load per fragment
+    ///   register, while the swapped product reads the call's B as an M-major A (8-byte row
+    ///   pairs) and the call's A as a K-major B (`ldmatrix`; docs/kernel-log.md, session 42).
+    ///   Its tile of C is 256×128, beside the unswapped `nn` kernel's 128×256: dispatch picks
+    ///   between them by padding and rank.
     ///
     /// ```
     /// use tcgemm_kernels::config::find_kernel;
@@ -352,9 +364,13 @@ impl KernelSpec {
     /// assert_eq!(nn.body_layout(), (true, true));
     /// assert_eq!((nn.c_tile().m, nn.c_tile().n), (256, 128));
     /// assert!(!find_kernel("tf32_tt_128x256x32_w64x256_s4_tma_areg").unwrap().swaps_ab());
+    /// let nn = find_kernel("tf32_nn_swap_128x256x32_w64x64_s3").unwrap();
+    /// assert!(nn.swaps_ab() && nn.body_layout() == (true, true));
+    /// assert!(!find_kernel("tf32_nn_128x256x32_w64x64_s3").unwrap().swaps_ab());
     /// ```
     pub const fn swaps_ab(&self) -> bool {
-        matches!(self.family, Family::TmaRegisterA) && !self.trans_a && !self.trans_b
+        self.swap_ab
+            || (matches!(self.family, Family::TmaRegisterA) && !self.trans_a && !self.trans_b)
     }
 
     /// `(trans_a, trans_b)` of the operands as the kernel's body reads them: the call's layout,

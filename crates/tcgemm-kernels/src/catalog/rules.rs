@@ -256,6 +256,7 @@ macro_rules! gemm_spec {
             min_blocks_per_sm: $blocks,
             smem_bytes: $crate::catalog::rules::body_rule!($family $prec => smem_bytes(block, $stages)),
             rank: $rank,
+            swap_ab: $crate::catalog::rules::swap_ab!($ly),
         }
     }};
 }
@@ -279,6 +280,7 @@ macro_rules! utility_spec {
             min_blocks_per_sm: $blocks,
             smem_bytes: 0,
             rank: 0,
+            swap_ab: false,
         }
     };
 }
@@ -361,9 +363,13 @@ macro_rules! splitk_spec {
     };
 }
 
-/// `(trans_a, trans_b)` of a layout token: `n` = stored as in the product, `t` = transposed.
+/// `(trans_a, trans_b)` of a layout token: `n` = stored as in the product, `t` = transposed;
+/// `nn_swap`: `nn` computed as `Cᵀ = op(B)ᵀ·op(A)ᵀ` (`config::KernelSpec::swap_ab`).
 macro_rules! layout {
     (nn) => {
+        (false, false)
+    };
+    (nn_swap) => {
         (false, false)
     };
     (nt) => {
@@ -374,6 +380,16 @@ macro_rules! layout {
     };
     (tt) => {
         (true, true)
+    };
+}
+
+/// Whether a layout token declares a kernel that swaps A and B (`nn_swap`).
+macro_rules! swap_ab {
+    (nn_swap) => {
+        true
+    };
+    ($ly:ident) => {
+        false
     };
 }
 
@@ -402,5 +418,5 @@ macro_rules! first {
 
 pub(crate) use {
     body_rule, catalog, ceiling_spec, convert_spec, copy_spec, elem, first, gemm_spec, kernel_name,
-    layout, precision, split_spec, splitk_spec, utility_spec,
+    layout, precision, split_spec, splitk_spec, swap_ab, utility_spec,
 };

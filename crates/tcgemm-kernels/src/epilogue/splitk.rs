@@ -47,9 +47,11 @@ pub fn slice_params(p: &GemmParams, z: u32) -> GemmParams {
     q
 }
 
-/// After the CTA stored slice `z` of output tile `bid` (a `BM×BN` tile, `THREADS` threads): count
-/// it, and if it is the tile's last, sum the tile's slices into C. Nothing when the launch has no
-/// counters (not split, or reduced by [`reduce`] after it). Every thread of the CTA calls it.
+/// After the CTA stored slice `z` of output tile `bid` (a `BM×BN` tile, `THREADS` threads; with
+/// `SWAP_AB` a tile of `Cᵀ`, tiled as the swapped parameters tile it, in a kernel that swaps A and
+/// B): count it, and if it is the tile's last, sum the tile's slices into C. Nothing when the
+/// launch has no counters (not split, or reduced by [`reduce`] after it). Every thread of the CTA
+/// calls it with the launch's parameters `p`.
 ///
 /// # Safety
 /// `p` was built by the host for a split launch (or has `split.c == 0`): the workspace holds
@@ -57,13 +59,25 @@ pub fn slice_params(p: &GemmParams, z: u32) -> GemmParams {
 /// the counters one zeroed `u32` per tile, C `m` rows of `split.ldc ≥ n` elements, and
 /// `split.flags` tells the truth.
 #[inline(always)]
-pub unsafe fn reduce_tile<const BM: u32, const BN: u32, const THREADS: u32>(
+pub unsafe fn reduce_tile<const BM: u32, const BN: u32, const THREADS: u32, const SWAP_AB: bool>(
     p: &GemmParams,
     tid: u32,
     bid: u32,
     z: u32,
 ) {
-    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    // C's tile holds whole groups of 4 along its rows
+    const {
+        assert!(if SWAP_AB {
+            BM.is_multiple_of(4)
+        } else {
+            BN.is_multiple_of(4)
+        })
+    };
+    let (tiles_m, tiles_n) = if SWAP_AB {
+        p.swapped().tiles(BM, BN)
+    } else {
+        p.tiles(BM, BN)
+    };
     if p.split.counters == 0 || bid >= tiles_m * tiles_n || z >= p.batch {
         return;
     }
@@ -79,10 +93,34 @@ pub unsafe fn reduce_tile<const BM: u32, const BN: u32, const THREADS: u32>(
     }
     fence_acq_rel_gpu();
     let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
+    if SWAP_AB {
+        // the tile of Cᵀ at (m0, n0) is C's BN×BM tile at (n0, m0)
+        let c_tile = BlockTile {
+            m0: tile.n0,
+            n0: tile.m0,
+        };
+        sum_tile_of::<THREADS>(p, c_tile, BN, BM, tid);
+    } else {
+        sum_tile_of::<THREADS>(p, tile, BM, BN, tid);
+    }
+}
+
+/// [`sum_tile`] into C of the element the split tail names.
+///
+/// # Safety
+/// As [`sum_tile`].
+#[inline(always)]
+unsafe fn sum_tile_of<const THREADS: u32>(
+    p: &GemmParams,
+    tile: BlockTile,
+    rows: u32,
+    cols: u32,
+    tid: u32,
+) {
     match p.split.flags & (flags::OUT_F16 | flags::OUT_BF16) {
-        flags::OUT_F16 => sum_tile::<F16, BM, BN, THREADS>(p, tile, tid),
-        flags::OUT_BF16 => sum_tile::<Bf16, BM, BN, THREADS>(p, tile, tid),
-        _ => sum_tile::<F32, BM, BN, THREADS>(p, tile, tid),
+        flags::OUT_F16 => sum_tile::<F16, THREADS>(p, tile, rows, cols, tid),
+        flags::OUT_BF16 => sum_tile::<Bf16, THREADS>(p, tile, rows, cols, tid),
+        _ => sum_tile::<F32, THREADS>(p, tile, rows, cols, tid),
     }
 }
 
@@ -124,21 +162,23 @@ unsafe fn reduce_all<O: OutputElem>(p: &GemmParams, tid: u32, bid: u32, grid: u3
     }
 }
 
-/// `C = alpha·Σ_s W[s] + beta·C` over the in-range groups of 4 of `tile`, into C of element `O`.
+/// `C = alpha·Σ_s W[s] + beta·C` over the in-range groups of 4 of `tile` (`rows × cols`, `cols` a
+/// multiple of 4), into C of element `O`.
 ///
 /// # Safety
 /// As [`reduce_tile`], after every slice of the tile arrived.
 #[inline(always)]
-unsafe fn sum_tile<O: OutputElem, const BM: u32, const BN: u32, const THREADS: u32>(
+unsafe fn sum_tile<O: OutputElem, const THREADS: u32>(
     p: &GemmParams,
     tile: BlockTile,
+    rows: u32,
+    cols: u32,
     tid: u32,
 ) {
-    const { assert!(BN.is_multiple_of(4)) };
-    let per_row = BN / 4;
+    let per_row = cols / 4;
     let (w, c) = (to_global(p.c), to_global(p.split.c));
     let mut g = tid;
-    while g < BM * per_row {
+    while g < rows * per_row {
         let row = tile.m0 + g / per_row;
         let col = tile.n0 + (g % per_row) * 4;
         if row < p.m && col < p.n {

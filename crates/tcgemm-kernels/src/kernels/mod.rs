@@ -108,8 +108,8 @@ macro_rules! gemm_entry {
                 $name,
                 S,
                 $crate::threadblock::mma_sync_multistage_tf32::gemm::<
-                    { S.trans_a },
-                    { S.trans_b },
+                    { S.body_layout().0 },
+                    { S.body_layout().1 },
                     { S.block.m },
                     { S.block.n },
                     { S.block.k },
@@ -119,6 +119,7 @@ macro_rules! gemm_entry {
                     { m16n8_tiles(S.warp).0 },
                     { m16n8_tiles(S.warp).1 },
                     { S.threads },
+                    { S.swaps_ab() },
                 >
             );
         };
@@ -236,7 +237,8 @@ macro_rules! gemm_entry {
 /// batch item (y, then z beyond the 65535 limit of y): `grid_entry!(NAME, RECORD, BODY)`. A kernel
 /// of f32 output also runs the launches split along K: batch item `z` is slice `z` (the last one
 /// `split.last_k` deep), and after its tile the CTA takes part in the fused reduction
-/// (`epilogue::splitk`). Kernels of 16-bit output have neither (the record's output is a constant).
+/// (`epilogue::splitk`; tiled as the body tiles `Cᵀ` in a kernel that swaps A and B). Kernels of
+/// 16-bit output have neither (the record's output is a constant).
 #[cfg_attr(target_feature = "sm_90a", allow(unused_macros))] // the sm_90a module has TMA entries only
 macro_rules! grid_entry {
     ($name:expr, $spec:expr, $body:expr) => {
@@ -256,9 +258,12 @@ macro_rules! grid_entry {
             let (tid, bid) = (thread_idx_x(), block_idx_x());
             if matches!($spec.output, $crate::config::Elem::F32) {
                 $body(&slice_params(&p, z), tid, bid, z);
-                reduce_tile::<{ $spec.block.m }, { $spec.block.n }, { $spec.threads }>(
-                    &p, tid, bid, z,
-                );
+                reduce_tile::<
+                    { $spec.block.m },
+                    { $spec.block.n },
+                    { $spec.threads },
+                    { $spec.swaps_ab() },
+                >(&p, tid, bid, z);
             } else {
                 $body(&p, tid, bid, z);
             }

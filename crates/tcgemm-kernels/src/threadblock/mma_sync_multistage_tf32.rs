@@ -3,7 +3,8 @@
 //! precomputed copy's extra registers spilled), 64×64 (or 64×32) warp tiles. Generic over the block
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
 //! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` (or, for an M-major A,
-//! `store_pairs_permuted_rows`) with f32 output.
+//! `store_pairs_permuted_rows`, and `store_pairs_transposed` in a kernel that swaps A and B:
+//! `config::KernelSpec::swaps_ab`) with f32 output.
 //!
 //! With 64×64 warp tiles the pipeline is the 16-bit kernels': fragments double-buffered in
 //! registers, the k-tiles whose refill lies inside K with every chunk interior first, through
@@ -26,7 +27,7 @@ use {
     crate::arch::smem::base,
     crate::arch::sync::sync_threads,
     crate::epilogue::{
-        fragment::{store_pairs, store_pairs_permuted_rows},
+        fragment::{store_pairs, store_pairs_permuted_rows, store_pairs_transposed},
         F32,
     },
     crate::params::{flags, GemmParams},
@@ -57,7 +58,9 @@ pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
     stages * (tile_bytes(block.m, block.k) + tile_bytes(block.n, block.k))
 }
 
-/// Computes the block's output tile of batch item `z`.
+/// Computes the block's output tile of batch item `z`; with `SWAP_AB` (a kernel that swaps A and
+/// B, `config::KernelSpec::swaps_ab`: `TRANS_A`, `TRANS_B` are its body's layout) the tile of
+/// `Cᵀ = op(B)ᵀ·op(A)ᵀ` for the swapped parameters, stored transposed.
 ///
 /// One function of more than 80 lines on purpose: split into calls, its parts are optimized apart
 /// before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX identity").
@@ -79,6 +82,7 @@ pub unsafe fn gemm<
     const MI: usize,
     const NI: usize,
     const THREADS: u32,
+    const SWAP_AB: bool,
 >(
     p: &GemmParams,
     tid: u32,
@@ -89,6 +93,15 @@ pub unsafe fn gemm<
     const { assert!(WARPS_M * WARPS_N * 32 == THREADS) };
     const { assert!(BM == WARPS_M * MI as u32 * 16 && BN == WARPS_N * NI as u32 * 8) };
     const { assert!(BK.is_multiple_of(8)) };
+    // the transposed store pairs up A's permuted rows
+    const { assert!(!SWAP_AB || TRANS_A) };
+    let swapped;
+    let p = if SWAP_AB {
+        swapped = p.swapped();
+        &swapped
+    } else {
+        p
+    };
     // the double-buffered loop alternates fragment buffers by k-step parity across k-tiles
     const { assert!(MI * NI < 32 || (BK / 8).is_multiple_of(2)) };
     let (tiles_m, tiles_n) = p.tiles(BM, BN);
@@ -274,6 +287,15 @@ pub unsafe fn gemm<
             gc,
             tile.m0 + wm0 + lane / 4,
             tile.n0 + wn0 + 2 * (lane % 4),
+        );
+    } else if SWAP_AB {
+        store_pairs_transposed::<F32, MI, NI>(
+            p,
+            &acc,
+            gc,
+            tile.m0 + wm0,
+            tile.n0 + wn0 + 2 * (lane % 4),
+            lane,
         );
     } else {
         // an r-contiguous A's fragment rows were permuted
