@@ -54,17 +54,17 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
         kernel: |k| tf32_128x256(k) && k.body_layout().0,
         count: 3,
         max_bytes: 32,
-        why:
-            "the TF32 128x256 `tn`, `tt` and `nn_swap` (the `tt` body) tiles (the body's A stored \
-              M-major; fragments double-buffered, \
-              254-255 registers): with A's fragments from scalar shared loads `tt` spilled 16-84 B \
-              (session 21) and `tn` 296 B (so it kept the single-buffered loop). Since A's \
-              fragment pairs are 8-byte loads of permuted rows (docs/kernel-log.md, session 41): \
-              `tt` 32 B on sm_80 to sm_89 and 8 B on sm_90, `tn` 8 B everywhere, stored once and \
-              reloaded once per k-tile. Measured faster than the single-buffered loop without \
-              spills: `tt` 166.3 against 112.6-127.1 TFLOPS at 4096^3 (session 21), `tn` \
-              180.8 against 139.7 at 4096^3, 170.5 against 137.2 at 8192^3 (H200, kernel_sweep, \
-              session 41). `nn_swap`: 8 B on sm_80 and sm_90 (session 42)",
+        why: "the TF32 128x256 `tn`, `tt` and `nn_swap` (the `tt` body) tiles (the body's A \
+              stored M-major; fragments double-buffered, 254-255 registers): with A's \
+              fragments from scalar shared loads `tt` spilled 16-84 B (session 21) and `tn` \
+              296 B (so it kept the single-buffered loop). Since A's fragment pairs are 8-byte \
+              loads of permuted rows (docs/kernel-log.md, session 41): `tt` 32 B on sm_80 to \
+              sm_89 and 8 B on sm_90, `tn` 8 B everywhere, stored once and reloaded once per \
+              k-tile. Measured faster than the single-buffered loop without spills: `tt` 166.3 \
+              against 112.6-127.1 TFLOPS at 4096^3 (session 21), `tn` 180.8 against 139.7 at \
+              4096^3, 170.5 against 137.2 at 8192^3 (H200, kernel_sweep, session 41). \
+              `nn_swap`: 8 B everywhere (4 B stores on sm_90), measured faster than the \
+              unswapped `nn` tile: 197.5 against 177.2 at 4096^3 (session 42)",
     },
     SpillAllowance {
         kernel: |k| k.math == Math::MmaTf32x3 && k.block.n == 192,
