@@ -350,12 +350,12 @@ impl KernelSpec {
     /// product a `tt` one):
     /// - every [`TmaRegisterA`](Family::TmaRegisterA) kernel in `nn`: the swap turns the N-major
     ///   B into the M-major operand it reads into registers;
-    /// - the `mma.sync` kernels the catalog declares in the layout `nn_swap` ([`swap_ab`](Self::swap_ab)):
-    ///   the TF32 128×256 tile, whose body reads an N-major B with one shared load per fragment
-    ///   register, while the swapped product reads the call's B as an M-major A (8-byte row
-    ///   pairs) and the call's A as a K-major B (`ldmatrix`; docs/kernel-log.md, session 42).
-    ///   Its tile of C is 256×128, beside the unswapped `nn` kernel's 128×256: dispatch picks
-    ///   between them by padding and rank.
+    /// - the `mma.sync` kernels the catalog declares in the layout `nn_swap`
+    ///   ([`swap_ab`](Self::swap_ab)): the TF32 128×256 tile, whose body reads an N-major B with
+    ///   one shared load per fragment register, while the swapped product reads the call's B as
+    ///   an M-major A (8-byte row pairs) and the call's A as a K-major B (`ldmatrix`;
+    ///   docs/kernel-log.md, session 42). Its tile of C is 256×128, beside the unswapped `nn`
+    ///   kernel's 128×256: dispatch picks between them by padding and rank.
     ///
     /// ```
     /// use tcgemm_kernels::config::find_kernel;

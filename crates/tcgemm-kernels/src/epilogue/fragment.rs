@@ -134,7 +134,6 @@ unsafe fn store_pairs_at_rows<O: OutputElem, const MI: usize, const NI: usize>(
 ///
 /// # Safety
 /// `addr` (and with `two` the next element) lies inside C's buffer in the global window.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn store_pair<O: OutputElem>(
     p: &GemmParams,
