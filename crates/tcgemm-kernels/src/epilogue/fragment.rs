@@ -32,12 +32,24 @@ pub unsafe fn store_pairs<O: OutputElem, const MI: usize, const NI: usize>(
 }
 
 /// [`store_pairs`] for fragments whose rows `g`, `g + 8` were read from memory rows `2g`, `2g + 1`
-/// (`warp::mma_sync_tf32::permuted_row`): `m0` is the warp tile's first row in C.
+/// (`warp::mma_sync_tf32::permuted_row`): `m0` is the warp tile's first row, `col0` the lane's
+/// first column.
+///
+/// With `TRANSPOSED` (a kernel that swaps A and B, `config::KernelSpec::swaps_ab`) `p` are the
+/// swapped parameters and the accumulators a tile of `Cᵀ`: a fragment column is a row of C, and
+/// the permuted pair of fragment rows `2g`, `2g + 1` at one column (elements `e` and `e + 2`) two
+/// adjacent columns of that row, still one pair per access.
 ///
 /// # Safety
-/// As [`store_pairs`].
+/// As [`store_pairs`]; with `TRANSPOSED`, for the swapped parameters: every in-bounds `(row, col)`
+/// of `Cᵀ` lies inside C's buffer at `col·ldc + row`.
 #[inline(always)]
-pub unsafe fn store_pairs_permuted_rows<O: OutputElem, const MI: usize, const NI: usize>(
+pub unsafe fn store_pairs_permuted_rows<
+    O: OutputElem,
+    const MI: usize,
+    const NI: usize,
+    const TRANSPOSED: bool,
+>(
     p: &GemmParams,
     acc: &[[[f32; 4]; NI]; MI],
     gc: u64,
@@ -46,28 +58,10 @@ pub unsafe fn store_pairs_permuted_rows<O: OutputElem, const MI: usize, const NI
     lane: u32,
 ) {
     let g = lane / 4;
-    store_pairs_at_rows::<O, MI, NI>(p, acc, gc, |i, h| m0 + i * 16 + permuted_row(h, g), col0);
-}
-
-/// [`store_pairs_permuted_rows`] for a kernel that swaps A and B (`config::KernelSpec::swaps_ab`):
-/// `p` are the swapped parameters and the accumulators a tile of `Cᵀ`, so a fragment column is a
-/// row of C, and the permuted pair of fragment rows `2g`, `2g + 1` at one column (elements `e`
-/// and `e + 2`) two adjacent columns of that row: one pair per access, as [`store_pairs`]. `m0`
-/// is the warp tile's first row of `Cᵀ` (column of C), `col0` the lane's first column of `Cᵀ`.
-///
-/// # Safety
-/// As [`store_pairs`], for the swapped parameters: every in-bounds `(row, col)` of `Cᵀ` lies
-/// inside C's buffer at `col·ldc + row`.
-#[inline(always)]
-pub unsafe fn store_pairs_transposed<O: OutputElem, const MI: usize, const NI: usize>(
-    p: &GemmParams,
-    acc: &[[[f32; 4]; NI]; MI],
-    gc: u64,
-    m0: u32,
-    col0: u32,
-    lane: u32,
-) {
-    let g = lane / 4;
+    if !TRANSPOSED {
+        store_pairs_at_rows::<O, MI, NI>(p, acc, gc, |i, h| m0 + i * 16 + permuted_row(h, g), col0);
+        return;
+    }
     let beta_zero = p.flags & flags::BETA_ZERO != 0;
     let vec = p.flags & flags::VEC_C != 0;
     let es: u64 = O::BYTES;

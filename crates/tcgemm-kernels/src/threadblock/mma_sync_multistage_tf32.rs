@@ -3,7 +3,7 @@
 //! precomputed copy's extra registers spilled), 64×64 (or 64×32) warp tiles. Generic over the block
 //! tile, warp grid and stages like [`super::mma_sync_multistage`]; fragments from
 //! `crate::warp::mma_sync_tf32`, epilogue `store_pairs` (or, for an M-major A,
-//! `store_pairs_permuted_rows`, and `store_pairs_transposed` in a kernel that swaps A and B:
+//! `store_pairs_permuted_rows`, storing C transposed in a kernel that swaps A and B:
 //! `config::KernelSpec::swaps_ab`) with f32 output.
 //!
 //! With 64×64 warp tiles the pipeline is the 16-bit kernels': fragments double-buffered in
@@ -27,7 +27,7 @@ use {
     crate::arch::smem::base,
     crate::arch::sync::sync_threads,
     crate::epilogue::{
-        fragment::{store_pairs, store_pairs_permuted_rows, store_pairs_transposed},
+        fragment::{store_pairs, store_pairs_permuted_rows},
         F32,
     },
     crate::params::{flags, GemmParams},
@@ -288,18 +288,9 @@ pub unsafe fn gemm<
             tile.m0 + wm0 + lane / 4,
             tile.n0 + wn0 + 2 * (lane % 4),
         );
-    } else if SWAP_AB {
-        store_pairs_transposed::<F32, MI, NI>(
-            p,
-            &acc,
-            gc,
-            tile.m0 + wm0,
-            tile.n0 + wn0 + 2 * (lane % 4),
-            lane,
-        );
     } else {
-        // an r-contiguous A's fragment rows were permuted
-        store_pairs_permuted_rows::<F32, MI, NI>(
+        // an r-contiguous A's fragment rows were permuted (a tile of Cᵀ where A and B swapped)
+        store_pairs_permuted_rows::<F32, MI, NI, SWAP_AB>(
             p,
             &acc,
             gc,

@@ -9,9 +9,9 @@
 //! (at `k + 4`) one 8-byte load each, straight into the MMA's register pairs, the fragment rows
 //! being **permuted** so that each pair lies side by side in memory ([`permuted_row`]): the `mma`
 //! does not care which row of memory a fragment row holds, as long as the epilogue writes each
-//! accumulator row where it came from (`epilogue::fragment::store_pairs_permuted_rows`). (Loads of four
-//! rows at once put the values in other registers than the MMA's pairs: ptxas then spent about
-//! three register moves per MMA; docs/kernel-log.md, session 41.) Every fragment register is
+//! accumulator row where it came from (`epilogue::fragment::store_pairs_permuted_rows`). (Loads
+//! of four rows at once put the values in other registers than the MMA's pairs: ptxas then spent
+//! about three register moves per MMA; docs/kernel-log.md, session 41.) Every fragment register is
 //! rounded to nearest (ties away) before the MMA by adding half a TF32 ulp to its bits, the tensor
 //! core truncating the rest (`f32_to_tf32_rna_mma_operand`).
 //!
