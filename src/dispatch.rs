@@ -305,6 +305,12 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// ([`cost::fills_last_round_less`]): 1×50257×4096 TF32 runs on the 3-stage 16×128 tile (393
 /// blocks, 3 at once on an SM) instead of the 4-stage one (2 at once), 1.58 → 1.86 TFLOPS.
 ///
+/// With `sm_count`, in a call whose A or B is copied element by element, of two `mma.sync` tiles
+/// that differ only in their warp tiles, the one of fewer threads is not a candidate
+/// ([`cost::copies_with_fewer_threads`]): 128×50257×4096 TF32 with an unaligned B runs on the
+/// 128×128 tile of 8 warps (64×32 warp tiles) instead of the one of 4 (64×64), 76.9 → 109.2 TFLOPS;
+/// with 16-byte copies the 4-warp tile (higher rank) runs 1.3–1.5× faster.
+///
 /// So a large tile (high rank) is taken where it keeps every SM busy without padding, and a smaller
 /// tile where the large one would leave SMs idle or compute mostly padding (batched 64×64
 /// products, a few rows of C). Rank decides across maths too, so a low-rank baseline (the seed
@@ -371,8 +377,8 @@ pub(crate) fn select<'a>(
         })
         .collect();
     // `mma.sync` tiles, copying element-wise, whose busiest SM another tile of their height and
-    // place spares a fifth of its work; and those whose twin of other stages fills the busiest
-    // SM's last round of blocks better
+    // place spares a fifth of its work; those whose twin of other stages fills the busiest SM's
+    // last round of blocks better; and, copying element-wise, those with a twin of more threads
     let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = match sm_count {
         None => candidates,
         Some(sms) => candidates
@@ -384,7 +390,8 @@ pub(crate) fn select<'a>(
                     .filter(|c| c.2 == place)
                     .map(|&(o, ok, _, _)| (o, ok));
                 !cost::crowded_mma_sync(s, k, rivals.clone(), p, sms)
-                    && !cost::fills_last_round_less(s, k, rivals, p, sms)
+                    && !cost::fills_last_round_less(s, k, rivals.clone(), p, sms)
+                    && !cost::copies_with_fewer_threads(s, rivals, p)
             })
             .collect(),
     };

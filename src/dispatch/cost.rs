@@ -163,8 +163,7 @@ pub(crate) fn crowded_mma_sync<'a>(
     p: &Problem,
     sms: u32,
 ) -> bool {
-    let element_wise = !(p.a().alignment.all() && p.b().alignment.all());
-    if spec.family != Family::MmaSyncMultistage || !element_wise {
+    if spec.family != Family::MmaSyncMultistage || !copies_element_wise(p) {
         return false;
     }
     let work = sm_work(spec, p, sms, cut);
@@ -174,6 +173,41 @@ pub(crate) fn crowded_mma_sync<'a>(
             && o.c_tile().m == spec.c_tile().m
             && sm_work(o, p, sms, o_cut) * 100 <= work * (100 - MMA_SYNC_SAVING_PERCENT)
     })
+}
+
+/// Whether dispatch drops the `mma.sync` tile `spec` for `p` because A or B is copied element by
+/// element and another of `others` differs from it only in its warp tile, running more threads
+/// per block: those issue the 4-byte copies.
+///
+/// The TF32 128×128 tile has two warp tiles: 64×64 (4 warps, fragments double-buffered), taken
+/// with 16-byte copies, and 64×32 (8 warps). Measured on the H200 (both forced, cuBLAS
+/// interleaved; docs/kernel-log.md, session 43): with B's rows not 16-byte aligned, 128×50257×4096
+/// `nn` ran 109.2 TFLOPS on 8 warps against 76.9 (87.7 unswapped) on 4, `nt` 94.1 against 77.1;
+/// 512×4096×4096 with every leading dimension odd 5–9% faster on 8 warps in every layout. (At
+/// 1536³–2048³ with odd leading dimensions 4 warps ran 10–18% faster, but there the H200 stages
+/// the operands for TMA kernels, 2× faster again.)
+pub(crate) fn copies_with_fewer_threads<'a>(
+    spec: &KernelSpec,
+    others: impl IntoIterator<Item = (&'a KernelSpec, KSplit)>,
+    p: &Problem,
+) -> bool {
+    if spec.family != Family::MmaSyncMultistage || !copies_element_wise(p) {
+        return false;
+    }
+    others.into_iter().any(|(o, _)| {
+        o.family == spec.family
+            && o.math == spec.math
+            && (o.input, o.output) == (spec.input, spec.output)
+            && (o.trans_a, o.trans_b) == (spec.trans_a, spec.trans_b)
+            && (o.c_tile(), o.stages) == (spec.c_tile(), spec.stages)
+            && o.threads > spec.threads
+    })
+}
+
+/// Whether the block-per-tile kernels copy A or B element by element for `p`: one of them is not
+/// 16-byte aligned.
+fn copies_element_wise(p: &Problem) -> bool {
+    !(p.a().alignment.all() && p.b().alignment.all())
 }
 
 /// The busiest SM's last round of blocks of the block-per-tile kernel `spec` for `p` on `sms` SMs,

@@ -555,3 +555,29 @@ fn tf32_nn_takes_the_swapped_tile_where_it_pads_no_more() {
     // 384 rows: two tiles on the busiest SM either way (168 of 128×256, 224 of 256×128): rank
     assert_eq!(pick(384, 14336), swapped);
 }
+
+#[test]
+fn tf32_element_wise_copies_take_the_128x128_tile_of_more_threads() {
+    let sm80 = |s: &KernelSpec| !s.family.persistent() && s.family != Family::LdgWarpSpecialized;
+    let pick = |g: Gemm| {
+        let p = problem(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, true);
+        let cut = context_cut(&p);
+        select(KERNELS, &p, Some(132), sm80, &cut).unwrap().name
+    };
+    let (four_warps, eight_warps) = (
+        "tf32_nn_swap_128x128x32_w64x64_s3",
+        "tf32_nn_128x128x32_w64x32_s3",
+    );
+    // 16-byte copies: rank (1536² fills the SMs better with 128×128 tiles than with 128×256)
+    assert_eq!(pick(Gemm::new(1536, 1536, 1536)), four_warps);
+    // B's rows not 16-byte aligned (50257 columns; 1536 columns with ldb 1537)
+    assert_eq!(pick(Gemm::new(128, 50257, 4096)), eight_warps);
+    assert_eq!(pick(Gemm::new(1536, 1536, 1536).ldb(1537)), eight_warps);
+    // only warp-tile twins compete: the 128×256 tile, of as many threads, is no twin
+    let tile = |name| find_kernel(name).unwrap();
+    let p = problem(&Gemm::new(128, 50257, 4096), Elem::F32, Elem::F32, true);
+    let drops = |s, o| cost::copies_with_fewer_threads(tile(s), [(tile(o), KSplit::NONE)], &p);
+    assert!(drops(four_warps, eight_warps));
+    assert!(!drops(eight_warps, four_warps));
+    assert!(!drops("tf32_nn_128x256x32_w64x64_s3", eight_warps));
+}

@@ -113,6 +113,12 @@ rules::catalog! {
         // register (docs/kernel-log.md, session 42). Ranked above the 128×256 `nn` tile, which
         // dispatch keeps where this one pads more (fewer than 256 rows of C).
         MmaSyncMultistage  tf32          128 x 256 x 32   64 x  64   3    1   21  [nn_swap],
+        // 128×128 on 64×64 warp tiles (4 warps, fragments double-buffered): 1.3–1.5× the
+        // 64×32-warp tile below with 16-byte copies; `nn` as the swapped `tt` product, as above.
+        // With an operand copied element by element, dispatch takes the 64×32-warp tile, whose 8
+        // warps issue the copies faster where the call is bound by them (docs/kernel-log.md,
+        // session 43).
+        MmaSyncMultistage  tf32          128 x 128 x 32   64 x  64   3    2   11  [nn_swap nt tn tt],
         MmaSyncMultistage  tf32          128 x 128 x 32   64 x  32   3    2   10  [nn nt tn tt],
         // f16 accumulation: only for `Precision::F16Accumulate`.
         MmaSyncMultistage  f16_f16_acc16 128 x 128 x 32   64 x  32   4    2   10  [nn nt tn tt],
@@ -360,7 +366,7 @@ mod tests {
         assert_eq!(count(Family::CudaCore), 20);
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
-        assert_eq!(count(Family::MmaSyncMultistage), 125);
+        assert_eq!(count(Family::MmaSyncMultistage), 129);
         assert_eq!(count(Family::TmaWarpSpecialized), 103);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 40);
