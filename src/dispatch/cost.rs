@@ -181,11 +181,12 @@ pub(crate) fn crowded_mma_sync<'a>(
 ///
 /// The TF32 128×128 tile has two warp tiles: 64×64 (4 warps, fragments double-buffered), taken
 /// with 16-byte copies, and 64×32 (8 warps). Measured on the H200 (both forced, cuBLAS
-/// interleaved; docs/kernel-log.md, session 43): with B's rows not 16-byte aligned, 128×50257×4096
-/// `nn` ran 109.2 TFLOPS on 8 warps against 76.9 (87.7 unswapped) on 4, `nt` 94.1 against 77.1;
-/// 512×4096×4096 with every leading dimension odd 5–9% faster on 8 warps in every layout. (At
-/// 1536³–2048³ with odd leading dimensions 4 warps ran 10–18% faster, but there the H200 stages
-/// the operands for TMA kernels, 2× faster again.)
+/// interleaved; docs/kernel-log.md, session 43): 128×50257×4096 `nn` (B's rows not 16-byte
+/// aligned) 109.2 TFLOPS on 8 warps against 76.9 on 4 (87.7 on an unswapped 4-warp `nn` tile, an
+/// experiment); with every leading dimension odd, 128×50257×4096 `nt` 94.1 against 77.1 and
+/// 512×4096×4096 5–9% faster on 8 warps in every layout. (At 1536³–2048³ with odd leading
+/// dimensions 4 warps ran 10–18% faster, but there the H200 stages the operands for TMA kernels,
+/// 2× faster again.)
 pub(crate) fn copies_with_fewer_threads<'a>(
     spec: &KernelSpec,
     others: impl IntoIterator<Item = (&'a KernelSpec, KSplit)>,

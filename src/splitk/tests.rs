@@ -130,6 +130,7 @@ fn large_squares_batches_and_trivial_calls_do_not_split() {
         "f16_f16_nn_128x256x32_w64x64_s4",
         "f16_f32_nn_64x64x32_w16x32_s4",
         "sgemm_nn_128x128x16_t8x8_s3",
+        "tf32_nn_128x128x32_w64x32_s3",
         "tf32_nn_swap_128x128x32_w64x64_s3",
     ] {
         for g in [
