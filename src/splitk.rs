@@ -147,7 +147,7 @@ pub(crate) fn workspace_ld(n: u64) -> u64 {
 }
 
 /// The f32-output twin of GEMM kernel `kernel` in `table`: itself when it writes f32, else the
-/// kernel of the same family, tile, layout, input and instruction that writes f32.
+/// kernel of the same family, tile, layout (swapped or not), input and instruction that writes f32.
 pub(crate) fn f32_twin<'t>(
     kernel: &'t KernelSpec,
     table: &'t [KernelSpec],
@@ -159,7 +159,8 @@ pub(crate) fn f32_twin<'t>(
         t.role() == Role::Gemm
             && t.output == Elem::F32
             && (t.family, t.input, t.math) == (kernel.family, kernel.input, kernel.math)
-            && (t.trans_a, t.trans_b) == (kernel.trans_a, kernel.trans_b)
+            && (t.trans_a, t.trans_b, t.swaps_ab())
+                == (kernel.trans_a, kernel.trans_b, kernel.swaps_ab())
             && (t.block, t.warp, t.stages) == (kernel.block, kernel.warp, kernel.stages)
     })
 }

@@ -109,9 +109,10 @@ fn path<I: TestElem, O: TestElem>(precision: Precision, tol: impl Fn(usize) -> f
     case.verify_on("split", &case.run(ctx), tol(4096));
 }
 
-/// TF32 `nn` on the `mma.sync` tile that swaps A and B (`KernelSpec::swaps_ab`: its CTAs compute
-/// 256×128 tiles of C as tiles of Cᵀ), split along K on the sm_80 path: the fused tail and the
-/// reduction sum C's tiles, not Cᵀ's. Odd sizes, `beta ≠ 0`.
+/// TF32 `nn` on the `mma.sync` tiles that swap A and B (`KernelSpec::swaps_ab`: their CTAs compute
+/// tiles of C as tiles of Cᵀ), split along K on the sm_80 path: the reduction kernel (large
+/// tails) and the fused tail (a call of one column: the last CTA of each tile sums its slices)
+/// sum C's tiles, not Cᵀ's. Odd sizes, `beta ≠ 0`.
 #[test]
 fn tf32_splits_on_the_swapped_tile() {
     let sm80 = |split_k| {
@@ -125,7 +126,13 @@ fn tf32_splits_on_the_swapped_tile() {
         return;
     };
     let mut rng = Rng::for_test("splitk tf32 swapped tile");
-    for (m, n, k) in [(512, 512, 16384), (1000, 300, 16389), (768, 760, 16384)] {
+    // (m, n, k, whether the last CTA of each tile sums its slices)
+    for (m, n, k, fused) in [
+        (512, 512, 16384, false),
+        (1000, 300, 16389, false),
+        (768, 760, 16384, false),
+        (1000, 1, 16389, true),
+    ] {
         for p in [
             Problem::new(m, n, k),
             Problem::new(m, n, k).scale(0.75, -1.5),
@@ -133,6 +140,7 @@ fn tf32_splits_on_the_swapped_tile() {
             let p = p.precision(Precision::Tf32);
             let plan = ctx.plan::<f32, f32>(&p.gemm()).expect("plan");
             assert!(plan.kernel.swaps_ab(), "{m}×{n}×{k}: {plan:?}");
+            assert_eq!(plan.split.reduce.is_none(), fused, "{m}×{n}×{k}: {plan:?}");
             check::<f32, f32>(&ctx, &off, &mut rng, p, TOL_TF32_FRO);
         }
     }
