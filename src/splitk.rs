@@ -147,7 +147,8 @@ pub(crate) fn workspace_ld(n: u64) -> u64 {
 }
 
 /// The f32-output twin of GEMM kernel `kernel` in `table`: itself when it writes f32, else the
-/// kernel of the same family, tile, layout (swapped or not), input and instruction that writes f32.
+/// kernel of the same family, tile of C and warp tile, layout (swapped or not), input and
+/// instruction that writes f32, of the same depth and stages where the table has one.
 pub(crate) fn f32_twin<'t>(
     kernel: &'t KernelSpec,
     table: &'t [KernelSpec],
@@ -155,14 +156,21 @@ pub(crate) fn f32_twin<'t>(
     if kernel.output == Elem::F32 {
         return Some(kernel);
     }
-    table.iter().find(|t| {
+    let same_tile = |t: &&KernelSpec| {
         t.role() == Role::Gemm
             && t.output == Elem::F32
             && (t.family, t.input, t.math) == (kernel.family, kernel.input, kernel.math)
             && (t.trans_a, t.trans_b, t.swaps_ab())
                 == (kernel.trans_a, kernel.trans_b, kernel.swaps_ab())
-            && (t.block, t.warp, t.stages) == (kernel.block, kernel.warp, kernel.stages)
-    })
+            && (t.block.m, t.block.n, t.warp) == (kernel.block.m, kernel.block.n, kernel.warp)
+    };
+    // the same depth and stages where the table has them (a 64-deep 16-bit tile's f32-output
+    // twin spills, so it takes the 32-deep one)
+    let mut tiles = table.iter().filter(same_tile);
+    let first = tiles.clone().next();
+    tiles
+        .find(|t| (t.block.k, t.stages) == (kernel.block.k, kernel.stages))
+        .or(first)
 }
 
 /// Whether the last CTA of each tile sums the slices itself: the f32 its tile's slices hold

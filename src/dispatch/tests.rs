@@ -581,3 +581,18 @@ fn tf32_element_wise_copies_take_the_128x128_tile_of_more_threads() {
     assert!(!drops(eight_warps, four_warps));
     assert!(!drops(four_warps, "tf32_nn_128x256x32_w64x64_s3"));
 }
+
+#[test]
+fn sm80_16_bit_nt_takes_the_64_deep_tile() {
+    let sm80 = |k: &KernelSpec| k.family == Family::MmaSyncMultistage;
+    let pick = |ta, out| {
+        let g = Gemm::new(4096, 4096, 4096).trans_a(ta).trans_b(true);
+        let p = problem(&g, Elem::F16, out, false);
+        let cut = context_cut(&p);
+        select(KERNELS, &p, Some(132), sm80, &cut).unwrap().name
+    };
+    assert_eq!(pick(false, Elem::F16), "f16_f16_nt_128x256x64_w64x64_s3");
+    // `tt` and f32 C: the 32-deep tile (docs/kernel-log.md, session 44)
+    assert_eq!(pick(true, Elem::F16), "f16_f16_tt_128x256x32_w64x64_s4");
+    assert_eq!(pick(false, Elem::F32), "f16_f32_nt_128x256x32_w64x64_s4");
+}

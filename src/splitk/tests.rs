@@ -52,6 +52,18 @@ fn decode_16x4096x4096_f16_splits_eight_ways_on_the_f32_twin() {
 }
 
 #[test]
+fn the_64_deep_nt_tile_splits_on_the_32_deep_f32_tile() {
+    let p = plan(
+        "f16_f16_nt_128x256x64_w64x64_s3",
+        &Gemm::new(256, 1024, 8192).trans_b(true),
+    );
+    assert_eq!(p.kernel.name, "f16_f32_nt_128x256x32_w64x64_s4");
+    // 8 tiles, 132 slots: 16 slices of 512 (16 of the twin's 32-deep k-tiles each)
+    assert_eq!((p.split.slices, p.split.kslice), (16, 512));
+    assert_eq!(p.grid, (8, 16, 1));
+}
+
+#[test]
 fn decode_1x4096x4096_fp32_splits_eight_ways_on_the_8_row_tile() {
     let p = plan(
         "sgemm_nt_8x128x32_t8x4_s4",
@@ -71,7 +83,21 @@ fn the_twin_comes_from_the_table() {
             Some(t) => {
                 assert_eq!(t.output, Elem::F32, "{}", k.name);
                 assert_eq!((t.family, t.input, t.math), (k.family, k.input, k.math));
-                assert_eq!((t.block, t.warp, t.stages), (k.block, k.warp, k.stages));
+                assert_eq!(
+                    (t.block.m, t.block.n, t.warp),
+                    (k.block.m, k.block.n, k.warp)
+                );
+                // another depth only where the table has no f32 kernel of this one
+                let same_depth = |o: &KernelSpec| {
+                    (o.output, o.family, o.input, o.math) == (Elem::F32, k.family, k.input, k.math)
+                        && (o.block, o.warp, o.stages) == (k.block, k.warp, k.stages)
+                        && (o.trans_a, o.trans_b) == (k.trans_a, k.trans_b)
+                };
+                assert!(
+                    (t.block, t.stages) == (k.block, k.stages) || !KERNELS.iter().any(same_depth),
+                    "{}",
+                    k.name
+                );
                 assert_eq!((t.trans_a, t.trans_b), (k.trans_a, k.trans_b));
             }
             // only f16 accumulation has no f32-output kernel of its tile
@@ -85,6 +111,9 @@ fn the_twin_comes_from_the_table() {
     }
     let t = f32_twin(kernel("bf16_bf16_tn_128x128x32_w64x32_s4"), KERNELS).unwrap();
     assert_eq!(t.name, "bf16_f32_tn_128x128x32_w64x32_s4");
+    // the 64-deep `nt` tile has no f32-output kernel of its depth: the 32-deep one splits
+    let t = f32_twin(kernel("f16_f16_nt_128x256x64_w64x64_s3"), KERNELS).unwrap();
+    assert_eq!(t.name, "f16_f32_nt_128x256x32_w64x64_s4");
 }
 
 #[test]
@@ -93,18 +122,20 @@ fn decode_shapes_split_within_bounds() {
     for k in splittable() {
         for g in decode_shapes() {
             let p = any_math(&g, k.input, k.output);
-            let Some((s, ks)) = choose(f32_twin(k, KERNELS).unwrap(), &p, SMS) else {
+            // the split runs on the twin, whose depth may differ (`f32_twin`)
+            let t = f32_twin(k, KERNELS).unwrap();
+            let Some((s, ks)) = choose(t, &p, SMS) else {
                 continue;
             };
             split += 1;
-            let (kk, bk) = (g.k as u64, u64::from(k.block.k));
+            let (kk, bk) = (g.k as u64, u64::from(t.block.k));
             let (s, ks) = (u64::from(s), u64::from(ks));
             let what = format!("{} {g:?}: S = {s}, kslice = {ks}", k.name);
             assert!((2..=u64::from(MAX_SLICES)).contains(&s), "{what}");
             assert!(ks % bk == 0 && ks % 8 == 0, "{what}");
             assert!(ks >= MIN_SLICE_K.max(4 * bk), "{what}");
             assert!((s - 1) * ks < kk && kk <= s * ks, "{what}");
-            let slots = u64::from(SMS) * u64::from(k.min_blocks_per_sm);
+            let slots = u64::from(SMS) * u64::from(t.min_blocks_per_sm);
             assert!(p.tiles(k.c_tile()) * s <= slots, "{what}");
             if k.family.persistent() {
                 assert_eq!(s * ks, kk, "{what}: a TMA kernel's slices divide K");

@@ -108,6 +108,12 @@ rules::catalog! {
         MmaSyncMultistage  bf16_f32      128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
         MmaSyncMultistage  bf16_bf16     128 x 256 x 32   64 x  64   4    1   20  [nn nt tn tt],
         MmaSyncMultistage  tf32          128 x 256 x 32   64 x  64   3    1   20  [nn nt tn tt],
+        // `nt` with 16-bit C, 64 deep in 3 stages: both operands K-major, each tile row a whole
+        // 128-byte line; 1.12–1.13× the 32-deep tile at 4096³ on the H200. Not `tt` (0.92×), nor
+        // f32 C (1.0× at 4096³, 0.87× at 8192³): split-K runs the 32-deep f32-output twin
+        // (`splitk::f32_twin`; docs/kernel-log.md, session 44).
+        MmaSyncMultistage  f16_f16       128 x 256 x 64   64 x  64   3    1   21  [nt],
+        MmaSyncMultistage  bf16_bf16     128 x 256 x 64   64 x  64   3    1   21  [nt],
         // TF32 `nn` as the swapped `tt` product (Cᵀ = Bᵀ·Aᵀ, a 256×128 tile of C): the call's B,
         // N-major, read as an M-major A in 8-byte row pairs instead of a word per fragment
         // register (docs/kernel-log.md, session 42). Ranked above the 128×256 `nn` tile, which
@@ -366,7 +372,7 @@ mod tests {
         assert_eq!(count(Family::CudaCore), 20);
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
-        assert_eq!(count(Family::MmaSyncMultistage), 129);
+        assert_eq!(count(Family::MmaSyncMultistage), 131);
         assert_eq!(count(Family::TmaWarpSpecialized), 103);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 40);

@@ -11,7 +11,8 @@
 //! stage `(t−1) % STAGES` (one `bar.sync`), issue the copies of tile `t+STAGES−1` into that freed stage,
 //! then multiply stage `t % STAGES`. With 64×64 warp tiles the k-tiles whose refill lies inside K
 //! with every chunk interior run first, as iterations without a bound test or edge path
-//! (`PrecomputedCopy::issue_interior`), in serpentine MMA order. The epilogue is `store_pairs`.
+//! (`PrecomputedCopy::issue_interior`), in serpentine MMA order; the last `STAGES − 1`, with
+//! nothing to copy, run without the copy code. The epilogue is `store_pairs`.
 
 use crate::config::GemmShape;
 #[cfg(target_arch = "nvptx64")]
@@ -160,10 +161,15 @@ pub unsafe fn gemm<
             } else {
                 0
             };
+            // k-tiles from `refills` on have no tile left to copy (the last `STAGES − 1`): they
+            // run without the copy code, whose edge path would otherwise hold its registers
+            // through them.
+            let refills = ktiles.saturating_sub(STAGES - 1);
             // One k-tile: fragments of the next k-step load while this one multiplies; the
-            // refill copies go out after the first k-step's fragment loads.
+            // refill copies (none where `$refill` is false) go out after the first k-step's
+            // fragment loads.
             macro_rules! k_tile {
-                ($interior:expr) => {{
+                ($interior:expr, $refill:expr) => {{
                     let ta = smem + (kt % STAGES) * stage_bytes;
                     for ks in 0..ksteps {
                         let cur = (ks % 2) as usize;
@@ -190,7 +196,7 @@ pub unsafe fn gemm<
                             if $interior {
                                 ca.issue_interior::<BM, BK, THREADS, 2>(st, nt);
                                 cb.issue_interior::<BN, BK, THREADS, 2>(st + a_bytes, nt);
-                            } else if nt < ktiles {
+                            } else if $refill {
                                 ca.issue::<BM, BK, THREADS, 2>(st, nt);
                                 cb.issue::<BN, BK, THREADS, 2>(st + a_bytes, nt);
                             }
@@ -222,11 +228,15 @@ pub unsafe fn gemm<
                 }};
             }
             while kt < steady {
-                k_tile!(true);
+                k_tile!(true, true);
+                kt += 1;
+            }
+            while kt < refills {
+                k_tile!(false, true);
                 kt += 1;
             }
             while kt < ktiles {
-                k_tile!(false);
+                k_tile!(false, false);
                 kt += 1;
             }
         } else {
