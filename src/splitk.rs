@@ -164,13 +164,12 @@ pub(crate) fn f32_twin<'t>(
                 == (kernel.trans_a, kernel.trans_b, kernel.swaps_ab())
             && (t.block.m, t.block.n, t.warp) == (kernel.block.m, kernel.block.n, kernel.warp)
     };
-    // the same depth and stages where the table has them (a 64-deep 16-bit tile's f32-output
-    // twin spills, so it takes the 32-deep one)
-    let mut tiles = table.iter().filter(same_tile);
-    let first = tiles.clone().next();
-    tiles
-        .find(|t| (t.block.k, t.stages) == (kernel.block.k, kernel.stages))
-        .or(first)
+    // the first of the same depth and stages where the table has one (a 64-deep 16-bit tile's
+    // f32-output twin spills, so it takes the 32-deep one)
+    table
+        .iter()
+        .filter(same_tile)
+        .min_by_key(|t| (t.block.k, t.stages) != (kernel.block.k, kernel.stages))
 }
 
 /// Whether the last CTA of each tile sums the slices itself: the f32 its tile's slices hold
