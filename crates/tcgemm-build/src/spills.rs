@@ -38,47 +38,39 @@ pub const SPILLS_ALLOWED: &[SpillAllowance] = &[
               not spill, nor do the other CUDA-core layouts and tiles",
     },
     SpillAllowance {
-        kernel: |k| tf32_w64x64(k) && k.block.n == 256 && !k.trans_a && !k.trans_b && !k.swaps_ab(),
+        kernel: |k| tf32_w64x64(k) && k.block.n == 256 && k.trans_a && k.trans_b,
         count: 1,
-        max_bytes: 32,
-        why: "the TF32 128x256 `nn` tile (64x64 warp tiles, fragments double-buffered, 255 \
-              registers): ptxas 12.9 spilled 24 B (sm_80 and sm_90), three 64-bit copy addresses \
-              stored and reloaded once per k-tile (SASS: 3 STL.64 + 3 LDL.64 in a \
-              622-instruction steady loop); 16 B since the element-wise copies were coalesced \
-              (every architecture; docs/unaligned-log.md, attempt 15). Measured faster than the \
-              same loop without spills (rounding with `cvt.rna`, 254 registers): 185.4 against \
-              179.6 TFLOPS at 4096^3, 173.3 against 167.6 at 8192^3 (H200; docs/kernel-log.md, \
-              session 21)",
+        max_bytes: 16,
+        why: "the TF32 128x256 `tt` tile (A stored M-major, its fragment pairs 8-byte loads of \
+              permuted rows; fragments double-buffered, 254 registers): ptxas 12.9 spills 8 B on \
+              sm_80 to sm_89, none on sm_90, stored once and reloaded once per k-tile (as before \
+              the k-contiguous tiles were swizzled, when it spilled 32 B there and 8 B on sm_90; \
+              docs/kernel-log.md, sessions 41 and 45). Measured faster than the single-buffered \
+              loop without spills: 166.3 against 112.6-127.1 TFLOPS at 4096^3 (H200, session \
+              21). The `nn`, `tn` and `nn_swap` 128x256 tiles no longer spill",
     },
     SpillAllowance {
-        kernel: |k| tf32_w64x64(k) && k.block.n == 256 && k.body_layout().0,
-        count: 3,
-        max_bytes: 32,
-        why: "the TF32 128x256 `tn`, `tt` and `nn_swap` (the `tt` body) tiles (the body's A \
-              stored M-major; fragments double-buffered, 254-255 registers): with A's \
-              fragments from scalar shared loads `tt` spilled 16-84 B (session 21) and `tn` \
-              296 B (so it kept the single-buffered loop). Since A's fragment pairs are 8-byte \
-              loads of permuted rows (docs/kernel-log.md, session 41): `tt` 32 B on sm_80 to \
-              sm_89 and 8 B on sm_90, `tn` 8 B everywhere, stored once and reloaded once per \
-              k-tile. Measured faster than the single-buffered loop without spills: `tt` 166.3 \
-              against 112.6-127.1 TFLOPS at 4096^3 (session 21), `tn` 180.8 against 139.7 at \
-              4096^3, 170.5 against 137.2 at 8192^3 (H200, kernel_sweep, session 41). \
-              `nn_swap`: 8 B everywhere (4 B stores on sm_90), measured faster than the \
-              unswapped `nn` tile: 197.5 against 177.2 at 4096^3 (session 42)",
-    },
-    SpillAllowance {
-        kernel: |k| tf32_w64x64(k) && k.block.n == 128 && k.body_layout().0,
-        count: 3,
-        max_bytes: 64,
-        why: "the TF32 128x128 `tn`, `tt` and `nn_swap` tiles on 64x64 warp tiles (4 warps, 2 \
-              blocks/SM, fragments double-buffered, 254-255 registers), whose body stores A \
-              M-major as the 128x256 tiles above: ptxas 12.9 spills `tt` and `nn_swap` 40 B on \
-              sm_80 to sm_89 and 36 B stores, 56-60 B loads on sm_90, `tn` 8 B everywhere. SASS: \
-              sm_90 `tt`/`nn_swap` 2 `LDL` per k-tile in the 582-instruction steady loop; sm_80 \
-              5 `STL.64` + 5 `LDL.64` per k-tile (no sm_80 device here); `tn` 1 + 1. Measured \
+        kernel: |k| tf32_w64x64(k) && k.block.n == 128 && k.trans_a && !k.trans_b,
+        count: 1,
+        max_bytes: 16,
+        why: "the TF32 128x128 `tn` tile on 64x64 warp tiles (4 warps, 2 blocks/SM, fragments \
+              double-buffered, 255 registers; both operands r-contiguous): ptxas 12.9 spills 8 B \
+              on every architecture (SASS, sm_90: 1 `STL.64` + 1 `LDL.64` per k-tile). Measured \
               faster than the same tile on 64x32 warp tiles (8 warps, 128 registers, no spill; \
               kept for element-wise copies): 1.28-1.49x at 3072^3 in every layout, both forced \
-              in one run (H200; docs/kernel-log.md, session 43)",
+              in one run (H200; docs/kernel-log.md, session 43). Its `tt` and `nn_swap` \
+              siblings no longer spill since the k-contiguous tiles are swizzled (session 45)",
+    },
+    SpillAllowance {
+        kernel: |k| tf32_w64x64(k) && k.block.n == 128 && !k.trans_a && k.trans_b,
+        count: 1,
+        max_bytes: 16,
+        why: "the TF32 128x128 `nt` tile on 64x64 warp tiles (both operands k-contiguous, \
+              swizzled; 255 registers): ptxas 12.9 spills 12 B stores, 16 B loads on sm_80 to \
+              sm_89 since the swizzle (none before), none on sm_90, which the H200 runs. SASS \
+              (sm_80): 2 `STL` + 2 `LDL` per k-tile in the 584-instruction steady loop of 128 \
+              `HMMA`, none in the others. Not measured on an sm_80 device (none here); the \
+              swizzle's gain was measured on the H200 (docs/kernel-log.md, session 45)",
     },
     SpillAllowance {
         kernel: |k| {

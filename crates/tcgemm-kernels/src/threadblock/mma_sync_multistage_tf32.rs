@@ -11,9 +11,11 @@
 //! `PerChunkCopy::issue_interior` (no test, one basic block), MMAs in serpentine order. The other
 //! tiles load each k-step's fragments right before their MMAs.
 //!
-//! Shared rows: k-contiguous `BK + 4` floats (with BK = 32, 144 B: 9 16-byte chunks, odd, so an
-//! `ldmatrix`'s eight rows hit eight distinct bank groups); r-contiguous `R + 8` floats (≡ 8 mod 32
-//! banks, so a warp's scalar B loads, and a half-warp's 8-byte loads of A's permuted row pairs,
+//! Shared rows: k-contiguous `BK` = 32 floats, unpadded, chunks XOR-swizzled by the row
+//! (`global_to_shared::swizzled`, as in the 16-bit kernels: an `ldmatrix`'s eight rows hit eight
+//! distinct bank groups, and each 128-byte line of the operand is copied into one line of shared
+//! memory; docs/kernel-log.md, session 45); r-contiguous `R + 8` floats (≡ 8 mod 32 banks, so a
+//! warp's scalar B loads, and a half-warp's 8-byte loads of A's permuted row pairs,
 //! `warp::mma_sync_tf32::permuted_row`, hit 32 distinct banks); the epilogue writes A's permuted
 //! rows where they came from (`store_pairs_permuted_rows`).
 
@@ -34,8 +36,8 @@ use {
     crate::warp::mma_sync_tf32::load_fragments,
 };
 
-/// Padding of a k-contiguous row (floats).
-const KPAD: u32 = 4;
+/// Padding of a k-contiguous row (floats): none, its chunks are swizzled.
+const KPAD: u32 = 0;
 /// Padding of an r-contiguous row (floats).
 const RPAD: u32 = 8;
 
@@ -47,12 +49,12 @@ const fn tile_bytes(r: u32, bk: u32) -> u32 {
 pub use super::mma_sync_threads as threads;
 
 /// Dynamic shared memory of a `block` tile with `stages` stages: per stage the larger operand layout
-/// (`R×(BK+4)` or `BK×(R+8)` floats) for A and for B.
+/// (`R×BK` or `BK×(R+8)` floats) for A and for B.
 ///
 /// ```
 /// use tcgemm_kernels::{config::GemmShape, threadblock::mma_sync_multistage_tf32::smem_bytes};
-/// // k-contiguous rows of 32 + 4 floats are the larger layout
-/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 32), 3), 3 * 2 * 128 * (32 + 4) * 4);
+/// // r-contiguous rows of 128 + 8 floats are the larger layout
+/// assert_eq!(smem_bytes(GemmShape::new(128, 128, 32), 3), 3 * 2 * 32 * (128 + 8) * 4);
 /// ```
 pub const fn smem_bytes(block: GemmShape, stages: u32) -> u32 {
     stages * (tile_bytes(block.m, block.k) + tile_bytes(block.n, block.k))
@@ -145,8 +147,8 @@ pub unsafe fn gemm<
     while s < STAGES - 1 {
         if s < ktiles {
             let st = smem + s * stage_bytes;
-            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, s * BK, tid);
-            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, s * BK, tid);
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS, true>(st, s * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS, true>(st + a_bytes, s * BK, tid);
         }
         commit_group();
         s += 1;
@@ -159,7 +161,7 @@ pub unsafe fn gemm<
         let mut af = [[[0u32; 4]; MI]; 2];
         let mut bf = [[[0u32; 2]; NI]; 2];
         if ktiles > 0 {
-            load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+            load_fragments::<BM, BN, BK, RPAD, MI, NI>(
                 &mut af[0], &mut bf[0], smem, a_bytes, a_kc, b_kc, wm0, wn0, 0, lane,
             );
         }
@@ -179,7 +181,7 @@ pub unsafe fn gemm<
                     let cur = (ks % 2) as usize;
                     let nxt = 1 - cur;
                     if ks + 1 < ksteps {
-                        load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                        load_fragments::<BM, BN, BK, RPAD, MI, NI>(
                             &mut af[nxt],
                             &mut bf[nxt],
                             ta,
@@ -197,15 +199,23 @@ pub unsafe fn gemm<
                         let nt = kt + STAGES - 1;
                         let st = smem + (nt % STAGES) * stage_bytes;
                         if $interior {
-                            ca.issue_interior::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
-                            cb.issue_interior::<BN, BK, KPAD, RPAD, THREADS>(
+                            ca.issue_interior::<BM, BK, KPAD, RPAD, THREADS, true>(
+                                st,
+                                nt * BK,
+                                tid,
+                            );
+                            cb.issue_interior::<BN, BK, KPAD, RPAD, THREADS, true>(
                                 st + a_bytes,
                                 nt * BK,
                                 tid,
                             );
                         } else if nt < ktiles {
-                            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
-                            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
+                            ca.issue::<BM, BK, KPAD, RPAD, THREADS, true>(st, nt * BK, tid);
+                            cb.issue::<BN, BK, KPAD, RPAD, THREADS, true>(
+                                st + a_bytes,
+                                nt * BK,
+                                tid,
+                            );
                         }
                         commit_group();
                     }
@@ -213,7 +223,7 @@ pub unsafe fn gemm<
                         // tile kt+1 has landed and every warp is past the stage refilled next
                         wait_group_n(STAGES - 2);
                         sync_threads();
-                        load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                        load_fragments::<BM, BN, BK, RPAD, MI, NI>(
                             &mut af[nxt],
                             &mut bf[nxt],
                             smem + ((kt + 1) % STAGES) * stage_bytes,
@@ -257,8 +267,8 @@ pub unsafe fn gemm<
             let nt = kt + STAGES - 1;
             if nt < ktiles {
                 let st = smem + (nt % STAGES) * stage_bytes;
-                ca.issue::<BM, BK, KPAD, RPAD, THREADS>(st, nt * BK, tid);
-                cb.issue::<BN, BK, KPAD, RPAD, THREADS>(st + a_bytes, nt * BK, tid);
+                ca.issue::<BM, BK, KPAD, RPAD, THREADS, true>(st, nt * BK, tid);
+                cb.issue::<BN, BK, KPAD, RPAD, THREADS, true>(st + a_bytes, nt * BK, tid);
             }
             commit_group();
             let ta = smem + (kt % STAGES) * stage_bytes;
@@ -266,7 +276,7 @@ pub unsafe fn gemm<
             while kk < BK {
                 let mut af = [[0u32; 4]; MI];
                 let mut bf = [[0u32; 2]; NI];
-                load_fragments::<BM, BN, BK, KPAD, RPAD, MI, NI>(
+                load_fragments::<BM, BN, BK, RPAD, MI, NI>(
                     &mut af, &mut bf, ta, a_bytes, a_kc, b_kc, wm0, wn0, kk, lane,
                 );
                 for i in 0..MI {

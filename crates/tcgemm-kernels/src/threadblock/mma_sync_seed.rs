@@ -146,8 +146,8 @@ pub unsafe fn gemm<
         let mut acc = [[[0.0f32; 4]; NI]; MI];
 
         if ktiles > 0 {
-            ca.issue::<BM, BK, KPAD, RPAD, THREADS>(smem, 0, tid);
-            cb.issue::<BN, BK, KPAD, RPAD, THREADS>(smem + a_bytes, 0, tid);
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS, false>(smem, 0, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS, false>(smem + a_bytes, 0, tid);
             commit_group();
             wait_all();
             sync_threads();
@@ -156,8 +156,12 @@ pub unsafe fn gemm<
                 let cur = smem + (kt & 1) * stage_bytes;
                 let next = smem + ((kt + 1) & 1) * stage_bytes;
                 if kt + 1 < ktiles {
-                    ca.issue::<BM, BK, KPAD, RPAD, THREADS>(next, (kt + 1) * BK, tid);
-                    cb.issue::<BN, BK, KPAD, RPAD, THREADS>(next + a_bytes, (kt + 1) * BK, tid);
+                    ca.issue::<BM, BK, KPAD, RPAD, THREADS, false>(next, (kt + 1) * BK, tid);
+                    cb.issue::<BN, BK, KPAD, RPAD, THREADS, false>(
+                        next + a_bytes,
+                        (kt + 1) * BK,
+                        tid,
+                    );
                 }
                 commit_group();
                 let ta = cur;

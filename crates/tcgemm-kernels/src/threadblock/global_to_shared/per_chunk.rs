@@ -1,8 +1,10 @@
 //! Global → shared tile copies with `cp.async`, each chunk's coordinates, predicate and address
 //! recomputed every k-tile: 32-bit elements, any layout, any tail, few live registers.
 //!
-//! Layouts as in [`super`]: k-contiguous → `smem[r][BK + KPAD]`, r-contiguous → `smem[k][R + RPAD]`.
-//! Every thread copies 16-byte chunks (4 elements along the contiguous dimension) with
+//! Layouts as in [`super`]: k-contiguous → `smem[r][BK + KPAD]`, r-contiguous → `smem[k][R + RPAD]`;
+//! with `SWIZZLE_K` the k-contiguous rows are unpadded (`KPAD` = 0) lines of 128 bytes whose chunks
+//! are placed by [`swizzled`], so each 128-byte line of the operand lands in one 128-byte line of
+//! shared memory. Every thread copies 16-byte chunks (4 elements along the contiguous dimension) with
 //! `cp.async.cg … 16, src_bytes`, which zero-fills what lies past the matrix edge; when the host says
 //! 16-byte access is not allowed (`vec == false`), each element goes with its own 4-byte
 //! `cp.async.ca … 4, src_bytes`, a warp's 32 on 32 consecutive elements of a line.
@@ -11,6 +13,8 @@ use crate::arch::cp_async::{
     global_to_shared_ca_4_zfill, global_to_shared_cg_16, global_to_shared_cg_16_zfill,
 };
 use crate::arch::opaque::unhoisted;
+
+use super::swizzled;
 
 /// Geometry of one operand's tile copy.
 #[derive(Clone, Copy)]
@@ -43,6 +47,17 @@ impl PerChunkCopy {
         }
     }
 
+    /// Where byte `o` of a tile (lines of `line_bytes`, unpadded when swizzled) is placed: swizzled
+    /// in a k-contiguous tile with `SWIZZLE_K`, else in place.
+    #[inline(always)]
+    fn place<const SWIZZLE_K: bool>(&self, o: u32, line_bytes: u32) -> u32 {
+        if SWIZZLE_K && self.k_contig {
+            swizzled(o, line_bytes)
+        } else {
+            o
+        }
+    }
+
     /// Whether a tile of `R` rows at this copy's origin may go through [`Self::issue_interior`]:
     /// 16-byte access allowed, every row inside the matrix, and the chunks of a `THREADS`-thread
     /// copy on whole lines (each thread keeps its position along the contiguous dimension). The
@@ -69,12 +84,21 @@ impl PerChunkCopy {
         const KPAD: u32,
         const RPAD: u32,
         const THREADS: u32,
+        const SWIZZLE_K: bool,
     >(
         &self,
         dst: u32,
         k0: u32,
         tid: u32,
     ) {
+        // swizzled: a thread's chunks 8·j lines apart keep one XOR pattern, so they stay a fixed
+        // stride apart
+        const {
+            assert!(
+                !SWIZZLE_K
+                    || (KPAD == 0 && BK * 4 == 128 && (THREADS / (BK / 4)).is_multiple_of(8))
+            )
+        };
         let (per_line, line_bytes) = self.line::<R, BK, KPAD, RPAD>();
         let (line, pos) = (tid / per_line, (tid % per_line) * 4);
         let off = if self.k_contig {
@@ -83,7 +107,7 @@ impl PerChunkCopy {
             (k0 + line) as u64 * self.ld + (self.r0 + pos) as u64
         };
         let mut src = self.base.wrapping_add(off * 4);
-        let mut d = dst + line * line_bytes + pos * 4;
+        let mut d = dst + self.place::<SWIZZLE_K>(line * line_bytes + pos * 4, line_bytes);
         let lines = THREADS / per_line;
         for _ in 0..R * BK / 4 / THREADS {
             global_to_shared_cg_16(d, src);
@@ -105,14 +129,16 @@ impl PerChunkCopy {
         const KPAD: u32,
         const RPAD: u32,
         const THREADS: u32,
+        const SWIZZLE_K: bool,
     >(
         &self,
         dst: u32,
         k0: u32,
         tid: u32,
     ) {
+        const { assert!(!SWIZZLE_K || (KPAD == 0 && BK * 4 == 128)) };
         if !self.vec {
-            return self.issue_words::<R, BK, KPAD, RPAD, THREADS>(dst, k0, tid);
+            return self.issue_words::<R, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(dst, k0, tid);
         }
         let chunks = R * BK / 4;
         let mut c = tid;
@@ -122,7 +148,8 @@ impl PerChunkCopy {
                 let per_row = BK / 4;
                 let r = c / per_row;
                 let kk = (c % per_row) * 4;
-                (r, kk, (r * (BK + KPAD) + kk) * 4)
+                let o = (r * (BK + KPAD) + kk) * 4;
+                (r, kk, self.place::<SWIZZLE_K>(o, (BK + KPAD) * 4))
             } else {
                 let per_row = R / 4;
                 let kk = c / per_row;
@@ -175,6 +202,7 @@ impl PerChunkCopy {
         const KPAD: u32,
         const RPAD: u32,
         const THREADS: u32,
+        const SWIZZLE_K: bool,
     >(
         &self,
         dst: u32,
@@ -225,7 +253,14 @@ impl PerChunkCopy {
                 let ok = pos_ok && line < line_lim;
                 // elements past the edge read nothing; give them the always-valid base address
                 let s = if ok { src } else { self.base };
-                global_to_shared_ca_4_zfill(d, s, if ok { 4 } else { 0 });
+                // swizzled, the chunk's place depends on the line (`lines` need not be a multiple
+                // of 8 here)
+                let at = if SWIZZLE_K && self.k_contig {
+                    dst + swizzled(line * line_bytes + pos * 4, line_bytes)
+                } else {
+                    d
+                };
+                global_to_shared_ca_4_zfill(at, s, if ok { 4 } else { 0 });
                 src = src.wrapping_add(step);
                 d += lines * line_bytes;
                 line += lines;
