@@ -144,8 +144,8 @@ rules::catalog! {
         MmaSyncMultistage  bf16_f32       16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
         MmaSyncMultistage  bf16_bf16      16 x 128 x 64   16 x  32   4    2    4  [nn nt tn tt],
         MmaSyncMultistage  tf32           16 x 128 x 32   16 x  32   4    2    4  [nn nt tn tt],
-        // Three stages of padded TF32 rows (63 KiB) let three blocks share an SM, as the 16-bit
-        // tiles' four swizzled stages (72 KiB) do; the four-stage tile's 84 KiB fit two. Dispatch
+        // Three stages of TF32 tiles (60 KiB) let three blocks share an SM, as the 16-bit tiles'
+        // four stages (72 KiB) do; the four-stage tile's 80 KiB fit two. Dispatch
         // takes it where it fills its busiest SM's last round of blocks better
         // (`dispatch::cost::last_round`: 1×50257×4096 TF32, 393 blocks, 1.58 → 1.86 TFLOPS).
         MmaSyncMultistage  tf32           16 x 128 x 32   16 x  32   3    3    4  [nn nt tn tt],

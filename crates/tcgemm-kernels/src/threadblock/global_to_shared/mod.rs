@@ -12,11 +12,13 @@
 //! The 16-bit `mma.sync` kernels keep their tiles unpadded and XOR-swizzled instead
 //! ([`swizzled`]): 16-byte chunk `c` of a 128-byte line is stored at `c ^ (row % 8)`, so that a
 //! quarter-warp's `cp.async` line and the eight rows an `ldmatrix` matrix reads each hit eight
-//! distinct 16-byte bank groups.
+//! distinct 16-byte bank groups. The multistage TF32 kernels do the same for their k-contiguous
+//! tiles (`per_chunk`'s `SWIZZLE_K`) and pad their r-contiguous ones.
 //!
 //! - `per_chunk` (device code): `cp.async`, each 16-byte chunk's coordinates, predicate and address
 //!   recomputed every k-tile (few live registers; 32-bit elements); without 16-byte access, one
-//!   element per thread and copy, a warp's 32 consecutive. The seed and multistage TF32 kernels.
+//!   element per thread and copy, a warp's 32 consecutive. The seed (padded) and multistage
+//!   (k-contiguous tiles swizzled) TF32 kernels.
 //! - `precomputed` (device code): `cp.async`, every per-thread address, stride and predicate
 //!   computed once per block, so an interior k-tile costs one add and one `cp.async` per chunk (any
 //!   element width). The multistage 16-bit kernels, the CUDA-core kernels' M/N-contiguous operands.
