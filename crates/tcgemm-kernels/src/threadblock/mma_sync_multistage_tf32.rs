@@ -36,8 +36,11 @@ use {
     crate::warp::mma_sync_tf32::load_fragments,
 };
 
-/// Padding of a k-contiguous row (floats): none, its chunks are swizzled.
+/// Padding of a k-contiguous row (floats): none, its chunks are swizzled (`SWIZZLE_K`).
 const KPAD: u32 = 0;
+/// The k-contiguous tiles' chunks are XOR-swizzled (`PerChunkCopy`'s `SWIZZLE_K`).
+#[cfg(target_arch = "nvptx64")]
+const SWIZZLE_K: bool = true;
 /// Padding of an r-contiguous row (floats).
 const RPAD: u32 = 8;
 
@@ -150,8 +153,8 @@ pub unsafe fn gemm<
     while s < STAGES - 1 {
         if s < ktiles {
             let st = smem + s * stage_bytes;
-            ca.issue::<BM, BK, KPAD, RPAD, THREADS, true>(st, s * BK, tid);
-            cb.issue::<BN, BK, KPAD, RPAD, THREADS, true>(st + a_bytes, s * BK, tid);
+            ca.issue::<BM, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(st, s * BK, tid);
+            cb.issue::<BN, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(st + a_bytes, s * BK, tid);
         }
         commit_group();
         s += 1;
@@ -202,19 +205,19 @@ pub unsafe fn gemm<
                         let nt = kt + STAGES - 1;
                         let st = smem + (nt % STAGES) * stage_bytes;
                         if $interior {
-                            ca.issue_interior::<BM, BK, KPAD, RPAD, THREADS, true>(
+                            ca.issue_interior::<BM, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(
                                 st,
                                 nt * BK,
                                 tid,
                             );
-                            cb.issue_interior::<BN, BK, KPAD, RPAD, THREADS, true>(
+                            cb.issue_interior::<BN, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(
                                 st + a_bytes,
                                 nt * BK,
                                 tid,
                             );
                         } else if nt < ktiles {
-                            ca.issue::<BM, BK, KPAD, RPAD, THREADS, true>(st, nt * BK, tid);
-                            cb.issue::<BN, BK, KPAD, RPAD, THREADS, true>(
+                            ca.issue::<BM, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(st, nt * BK, tid);
+                            cb.issue::<BN, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(
                                 st + a_bytes,
                                 nt * BK,
                                 tid,
@@ -270,8 +273,8 @@ pub unsafe fn gemm<
             let nt = kt + STAGES - 1;
             if nt < ktiles {
                 let st = smem + (nt % STAGES) * stage_bytes;
-                ca.issue::<BM, BK, KPAD, RPAD, THREADS, true>(st, nt * BK, tid);
-                cb.issue::<BN, BK, KPAD, RPAD, THREADS, true>(st + a_bytes, nt * BK, tid);
+                ca.issue::<BM, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(st, nt * BK, tid);
+                cb.issue::<BN, BK, KPAD, RPAD, THREADS, SWIZZLE_K>(st + a_bytes, nt * BK, tid);
             }
             commit_group();
             let ta = smem + (kt % STAGES) * stage_bytes;
