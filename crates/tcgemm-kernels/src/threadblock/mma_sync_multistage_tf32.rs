@@ -116,7 +116,7 @@ pub unsafe fn gemm<
     let tile = tile_of_block(bid, tiles_m, tiles_n, p.group_m, BM, BN);
     // every stage and operand tile starts on a 128-byte line (the shared base is 128-byte
     // aligned): the k-contiguous fragment loads XOR the chunk bits of absolute addresses
-    const { assert!(tile_bytes(BM, BK) % 128 == 0 && tile_bytes(BN, BK) % 128 == 0) };
+    const { assert!(tile_bytes(BM, BK).is_multiple_of(128) && tile_bytes(BN, BK).is_multiple_of(128)) };
     let smem = base();
     let a_bytes = tile_bytes(BM, BK);
     let stage_bytes = a_bytes + tile_bytes(BN, BK);
