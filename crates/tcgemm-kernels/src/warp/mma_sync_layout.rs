@@ -120,12 +120,59 @@ pub const fn lane_offsets(
     )
 }
 
+/// Test support shared by the fragment-offset tests of the 16-bit and TF32 `mma.sync` kernels.
+#[cfg(test)]
+pub(crate) mod fragment_checks {
+    extern crate std;
+    use crate::config::{Elem, Family, KernelSpec, KERNELS};
+    use crate::threadblock::{m16n8_tiles, warp_grid};
+    use std::{collections::HashMap, fmt::Debug, vec::Vec};
+
+    /// The multistage `mma.sync` kernels of f32 inputs (TF32) or of 16-bit ones, each with the
+    /// origins `(wm0, wn0)` of its warps' tiles in the block tile.
+    pub(crate) fn kernels_and_warps(
+        f32_input: bool,
+    ) -> Vec<(&'static KernelSpec, Vec<(u32, u32)>)> {
+        KERNELS
+            .iter()
+            .filter(|k| {
+                k.family == Family::MmaSyncMultistage && (k.input == Elem::F32) == f32_input
+            })
+            .map(|k| {
+                let ((wgm, wgn), (mi, ni)) = (warp_grid(k.block, k.warp), m16n8_tiles(k.warp));
+                let warps = (0..wgm * wgn)
+                    .map(|w| ((w / wgn) * mi as u32 * 16, (w % wgn) * ni as u32 * 8))
+                    .collect();
+                (k, warps)
+            })
+            .collect()
+    }
+
+    /// Asserts that the eight rows of each `ldmatrix` matrix (`chunks`: a matrix's key → the
+    /// 16-byte chunk, within its 128-byte line, each of its rows starts at) fall on eight distinct
+    /// bank groups.
+    pub(crate) fn assert_matrices_conflict_free<K: Debug>(
+        name: &str,
+        chunks: HashMap<K, Vec<u32>>,
+    ) {
+        for (key, mut c) in chunks {
+            c.sort_unstable();
+            c.dedup();
+            assert_eq!(
+                c.len(),
+                8,
+                "{name} {key:?}: an ldmatrix matrix's rows share banks"
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
+    use super::fragment_checks::{assert_matrices_conflict_free, kernels_and_warps};
     use super::*;
-    use crate::config::{Elem, Family, KERNELS};
-    use crate::threadblock::{m16n8_tiles, warp_grid};
+    use crate::threadblock::m16n8_tiles;
     use std::{collections::HashMap, vec::Vec};
 
     /// Every 16-bit multistage kernel's fragment offsets, in every layout, for every warp, lane,
@@ -133,17 +180,13 @@ mod tests {
     /// the eight rows of each `ldmatrix` matrix fall on eight distinct 16-byte bank groups.
     #[test]
     fn fragment_offsets_are_the_swizzled_layout_without_conflicts() {
-        let tiles = KERNELS
-            .iter()
-            .filter(|k| k.family == Family::MmaSyncMultistage && k.input != Elem::F32);
+        let tiles = kernels_and_warps(false);
         let mut checked = 0;
-        for k in tiles {
-            let (b, (wgm, wgn), (mi, ni)) =
-                (k.block, warp_grid(k.block, k.warp), m16n8_tiles(k.warp));
+        for (k, warps) in tiles {
+            let (b, (mi, ni)) = (k.block, m16n8_tiles(k.warp));
             for (a_kc, b_kc) in [(true, true), (true, false), (false, true), (false, false)] {
                 let (ta, tb) = (OperandTile::a(b, a_kc), OperandTile::b(b, b_kc));
-                for warp in 0..wgm * wgn {
-                    let (wm0, wn0) = ((warp / wgn) * mi as u32 * 16, (warp % wgn) * ni as u32 * 8);
+                for &(wm0, wn0) in &warps {
                     let mut chunks = HashMap::<(bool, u32, u32, u32), Vec<u32>>::new();
                     for lane in 0..32 {
                         let (la, lb) = lane_offsets(b, a_kc, b_kc, wm0, wn0, lane);
@@ -190,16 +233,7 @@ mod tests {
                             }
                         }
                     }
-                    for (key, mut c) in chunks {
-                        c.sort_unstable();
-                        c.dedup();
-                        assert_eq!(
-                            c.len(),
-                            8,
-                            "{} {key:?}: an ldmatrix matrix's rows share banks",
-                            k.name
-                        );
-                    }
+                    assert_matrices_conflict_free(k.name, chunks);
                 }
             }
             checked += 1;

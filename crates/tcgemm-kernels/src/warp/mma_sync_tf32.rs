@@ -189,8 +189,10 @@ pub unsafe fn load_fragments<
 mod tests {
     extern crate std;
     use super::{kc_lane_offset, permuted_row, KC_LINE};
-    use crate::config::{Elem, Family, KERNELS};
-    use crate::threadblock::{global_to_shared::swizzled, m16n8_tiles, warp_grid};
+    use crate::threadblock::{global_to_shared::swizzled, m16n8_tiles};
+    use crate::warp::mma_sync_layout::fragment_checks::{
+        assert_matrices_conflict_free, kernels_and_warps,
+    };
     use std::{collections::HashMap, vec::Vec};
 
     /// Every TF32 multistage kernel's k-contiguous fragment addresses, for every warp, lane,
@@ -199,16 +201,12 @@ mod tests {
     /// and the eight rows of each `ldmatrix` matrix fall on eight distinct 16-byte bank groups.
     #[test]
     fn k_contiguous_fragments_are_the_swizzled_layout_without_conflicts() {
-        let tiles = KERNELS
-            .iter()
-            .filter(|k| k.family == Family::MmaSyncMultistage && k.input == Elem::F32);
+        let tiles = kernels_and_warps(true);
         let mut checked = 0;
-        for k in tiles {
-            let (b, (wgm, wgn), (mi, ni)) =
-                (k.block, warp_grid(k.block, k.warp), m16n8_tiles(k.warp));
+        for (k, warps) in tiles {
+            let (b, (mi, ni)) = (k.block, m16n8_tiles(k.warp));
             assert_eq!(b.k * 4, KC_LINE, "{}", k.name);
-            for warp in 0..wgm * wgn {
-                let (wm0, wn0) = ((warp / wgn) * mi as u32 * 16, (warp % wgn) * ni as u32 * 8);
+            for &(wm0, wn0) in &warps {
                 // (B?, fragment rows, k step, matrix) → the matrix rows' chunks
                 let mut chunks = HashMap::<(bool, u32, u32, u32), Vec<u32>>::new();
                 for lane in 0..32 {
@@ -246,16 +244,7 @@ mod tests {
                         }
                     }
                 }
-                for (key, mut c) in chunks {
-                    c.sort_unstable();
-                    c.dedup();
-                    assert_eq!(
-                        c.len(),
-                        8,
-                        "{} {key:?}: an ldmatrix matrix's rows share banks",
-                        k.name
-                    );
-                }
+                assert_matrices_conflict_free(k.name, chunks);
             }
             checked += 1;
         }
