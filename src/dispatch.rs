@@ -183,12 +183,32 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
     (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
 }
 
-/// [`fill_percent`] as [`select`] ranks it: 100 for a kernel that keeps at least 75% of the SMs
-/// busy (all such kernels fill equally well), else the percent.
+/// [`fill_percent`] as [`select`] ranks it: 100 for a kernel that keeps at least
+/// [`full_fill_percent`] of the SMs busy (all such kernels fill equally well), else the percent.
 pub(crate) fn fill_tier(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
     match fill_percent(spec, p, sm_count, cut) {
-        f if f >= 75 => 100,
+        f if f >= full_fill_percent(spec.family) => 100,
         f => f,
+    }
+}
+
+/// The fill from which [`fill_tier`] counts a kernel as filling the SMs: 75% for a kernel of one
+/// block per tile, 50% for a persistent (`wgmma`) kernel.
+///
+/// A persistent kernel's fill counts all its waves, and the time model ([`cost`], next in
+/// [`select`]'s order) counts what its idle SMs cost (the busiest CTA's k-tiles), so among
+/// persistent kernels from half a wave on the model decides, not the fill. Against the `mma.sync`
+/// tiles a `wgmma` tile half filling the SMs still finishes first: it computes about twice as
+/// fast per SM (H200, f16 4096³: 753 against 449 TFLOPS; TF32 about 400 against 200). Measured on
+/// the H200 (f16, every kernel forced, same run; docs/hopper-log.md, session 46): 1536³ on the
+/// 128×192 tile (96 items, 73% of a wave) 358 TFLOPS `nn` / 353 `nt` against 312 / 313 on the
+/// 128×128 tile under stream-K (144 items shared, full); 1792³ `nn` on the 128×256 tile (98 items,
+/// 74%) 432 against 413 on the 128×64 tile (392 items, 99%).
+pub(crate) const fn full_fill_percent(family: Family) -> u32 {
+    if family.persistent() {
+        50
+    } else {
+        75
     }
 }
 
@@ -260,8 +280,9 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///
 /// 1. with `sm_count`, the fill ([`fill_percent`]), counting how the call would be cut along K
 ///    on that kernel (`cut`: split-K slices, [`crate::splitk`], or stream-K, [`crate::streamk`]):
-///    a kernel that keeps at least 75% of the SMs busy beats one that does not, whatever their
-///    ranks; among kernels that all fall short, the fuller one;
+///    a kernel that keeps at least [`full_fill_percent`] of the SMs busy (75%; a persistent
+///    kernel 50%) beats one that does not, whatever their ranks; among kernels that all fall
+///    short, the fuller one;
 /// 2. with `sm_count`, less area lost to padding ([`padding_class`]);
 /// 3. with `sm_count`, among persistent kernels, the model's time class ([`cost`]: waves or
 ///    stream-K's shares of them, times the tile's steady rate; in classes of 4% of the best time
@@ -281,7 +302,7 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// maths are not; and, beside the cooperative ones, for 16-bit calls that fill one wave with
 /// their tiles ([`one_wave_of_tiles`]).
 ///
-/// With `sm_count`, where a persistent (`wgmma`) kernel keeps ≥ 75% of the SMs busy without
+/// With `sm_count`, where a persistent (`wgmma`) kernel fills the SMs ([`fill_tier`]) without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
 /// would split the call into slices of fewer than
 /// [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) k-tiles are not candidates

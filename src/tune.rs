@@ -70,8 +70,9 @@ pub fn busiest_work(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: boo
 
 /// Where `spec` stands for `p` in dispatch's order before the time model (larger first): 0 where
 /// dispatch does not take its family for the call (a ping-pong tile for a long single product,
-/// say), else whether it keeps 75% of the `sm_count` SMs busy, then how little of its tiles is
-/// padding. Dispatch times only the kernels of a call's highest prior against each other.
+/// say), else whether it fills the `sm_count` SMs (75% of them busy, 50% for a persistent
+/// kernel), then how little of its tiles is padding. Dispatch times only the kernels of a call's
+/// highest prior against each other.
 ///
 /// ```
 /// use tcgemm::{Gemm, Problem};

@@ -28,9 +28,12 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         // whole waves of 128×256 tiles (512 and 128 tiles: 97%): the higher rank, no stream-K
         assert_eq!(pick(4096, 4096), (true, false, 128, 256), "{input:?}");
         assert_eq!(pick(2048, 2048), (true, false, 128, 256), "{input:?}");
-        // short waves (72 tiles of 128×256): stream-K on a TMA tile
-        let (tma, sk, _, _) = pick(1536, 1536);
-        assert!(tma && sk, "{input:?} 1536×1536");
+        // short waves: 96 tiles of 128×192 (73% of a wave, `full_fill_percent`) against 72 of
+        // 128×256 streamed (H200, f16 `nn`: 477 against 440 TFLOPS; hopper-log session 46);
+        // unsplit for 16-bit inputs, streamed for TF32 (128 k-tiles of 32: the busiest CTA's
+        // drop by 34, more than the exchange's 20)
+        let streamed = input == Elem::F32;
+        assert_eq!(pick(1536, 1536), (true, streamed, 128, 192), "{input:?}");
         // 1024²: 64 tiles of 128×128 streamed against 128 of 64×128 or 128×64 unsplit (97% of a
         // wave): for 16-bit inputs the 64×128 ping-pong tile (`one_wave_of_tiles`; docs/tune.md,
         // f16 1024³ `nn` 0.0091 ms against the cooperative 128×64 tile's 0.0096); TF32 a TMA tile
@@ -47,11 +50,50 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         let (tma, sk, _, bn) = pick(2048, 1024);
         assert!(tma && (sk || bn == 128), "{input:?} 2048×1024");
     }
-    // without stream-K the waves count: 1536² is 144 tiles of 128×128 (55% of two waves), so a
-    // first-wave-full mma.sync tile wins; with all waves counted 3072² on 128×256 (73%) loses too
-    let p = problem(&Gemm::new(1536, 1536, 4096), Elem::F16, Elem::F16, false);
+    // without stream-K or k-slices the waves count: 640² is 50 tiles of 128×64 or 64×128 (38% of
+    // a wave, under `full_fill_percent`), 100 blocks of the 32×128 mma.sync tile (76%): that wins
+    let p = problem(&Gemm::new(640, 640, 4096), Elem::F16, Elem::F16, false);
     let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert!(!s.family.persistent(), "{}", s.name);
+}
+
+/// A persistent (`wgmma`) tile from half a wave on ranks by the time model, not behind tiles that
+/// fill more (`full_fill_percent`). H200, same run, dispatch before and after (docs/hopper-log.md,
+/// session 46): 768³ f16 69.8 → 98.3 TFLOPS, TF32 29.4 → 60.2; 1792³ f16 422 → 462; 6144×512×4096
+/// f16 477 → 554.
+#[test]
+fn wgmma_tiles_from_half_a_wave_go_by_time() {
+    let pick = |m, n, k, input, output, precision| {
+        let g = Gemm::new(m, n, k).precision(precision);
+        let p = problem(&g, input, output, false);
+        let cuts = crate::calls::Cuts {
+            split_k: true,
+            stream_k: true,
+        };
+        let cut = |s: &KernelSpec| crate::calls::cut(s, &p, 132, cuts, |_| true);
+        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+        // the tile of C, shorter side first (TF32 `nn` swaps its register-A tiles)
+        let (m, n) = (s.c_tile().m, s.c_tile().n);
+        (s.family.persistent(), cut(s).stream_k, m.min(n), m.max(n))
+    };
+    for (input, output, precision) in [
+        (Elem::F16, Elem::F16, Precision::Default),
+        (Elem::F32, Elem::F32, Precision::Tf32),
+    ] {
+        // 768³: 72 tiles of 128×64 (55%) against 144 blocks of the 32×128 mma.sync tile
+        assert_eq!(
+            pick(768, 768, 768, input, output, precision),
+            (true, false, 64, 128)
+        );
+        // 1792³: 98 tiles of 128×256 (74%) against 392 of 128×64 (99%) or stream-K
+        assert_eq!(
+            pick(1792, 1792, 1792, input, output, precision),
+            (true, false, 128, 256)
+        );
+    }
+    // 6144×512×4096: 96 tiles of 128×256 (73%) against 192 of 128×128 streamed
+    let f16 = pick(6144, 512, 4096, Elem::F16, Elem::F16, Precision::Default);
+    assert_eq!(f16, (true, false, 128, 256));
 }
 
 /// With split-K counted (the split model on each kernel's f32 twin), 128- and 256-row decode
