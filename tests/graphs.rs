@@ -70,8 +70,8 @@ fn replays<I: TestElem, O: TestElem>(ctx: &Context, rng: &mut Rng, p: Problem) {
     }
 }
 
-/// Decode calls (split along K where the model splits them), a short-wave call (72 tiles of
-/// 128×256: stream-K on Hopper) and a large call on each path.
+/// Decode calls (split along K where the model splits them), a short-wave call (81 tiles of
+/// 128×128 or 54 of 128×192: stream-K on Hopper) and a large call on each path.
 fn path<I: TestElem, O: TestElem>(precision: Precision) {
     let Some(ctx) = gpu() else { return };
     let _stream = STREAM
@@ -85,7 +85,7 @@ fn path<I: TestElem, O: TestElem>(precision: Precision) {
         (16, 4096, 4096, true),
         (7, 1000, 4099, false),
         (1024, 1024, 512, true),
-        (1536, 1536, 4096, false),
+        (1152, 1152, 4096, false),
     ] {
         let p = Problem::new(m, n, k).trans(false, tb).precision(precision);
         replays::<I, O>(ctx, &mut rng, p);
