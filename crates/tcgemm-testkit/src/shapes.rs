@@ -10,8 +10,8 @@ use crate::problem::{Layout, Problem};
 pub mod presets;
 
 pub use presets::{
-    all_shapes, decode, unaligned, BATCHED, DECODE_LAYERS, DECODE_TOKENS, ODD, QUICK, SKINNY,
-    SQUARES, TRANSFORMER, VOCAB_TOKENS, VOCAB_WIDTHS,
+    all_shapes, decode, prefill, sizes, small_k, unaligned, BATCHED, DECODE_LAYERS, DECODE_TOKENS,
+    ODD, PREFILL_TOKENS, QUICK, SIZES, SKINNY, SQUARES, TRANSFORMER, VOCAB_TOKENS, VOCAB_WIDTHS,
 };
 
 /// A (strided-batched) row-major `m×n×k` product: A stored `m×k` or, with `trans_a`, `k×m`; B
@@ -242,7 +242,8 @@ impl Shape {
     }
 
     /// The suite of the report this shape belongs to (`squares`, `transformer`, `skinny`, `odd`,
-    /// `batched`, `decode`, `unaligned`; `other` for a shape named on the command line), whatever
+    /// `batched`, `decode`, `unaligned`, `sizes`, `prefill`, `smallk`; `other` for a shape named
+    /// on the command line), whatever
     /// its layout. A shape with padding is `unaligned`; a packed one in several presets reports
     /// under the first of these (4095³, also in [`unaligned`], is `odd`).
     ///

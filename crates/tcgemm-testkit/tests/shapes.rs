@@ -3,7 +3,9 @@
 //! C's entries.
 
 use tcgemm::{Elem, Precision};
-use tcgemm_testkit::shapes::{all_shapes, decode, unaligned, ALIGN_ELEMS, ODD};
+use tcgemm_testkit::shapes::{
+    all_shapes, decode, prefill, sizes, small_k, unaligned, ALIGN_ELEMS, ODD,
+};
 use tcgemm_testkit::{written_outside, Layout, Padding, Shape};
 
 fn parse(s: &str) -> Shape {
@@ -342,4 +344,23 @@ fn a_longer_buffer_checks_its_tail() {
     let (mut c, l) = after_clean_run(&shape);
     c.extend([f32::NAN, 2.0]);
     assert_eq!(written_outside(&c, &l), Some(c.len() - 1));
+}
+
+/// Issue 15's suites report under their own names, except the shapes an older suite holds.
+#[test]
+fn issue_15_suites_report_under_their_names() {
+    let suite = |s: &str| parse(s).suite();
+    assert_eq!(suite("1536:nt"), "sizes");
+    assert_eq!(suite("1024"), "squares");
+    assert_eq!(suite("16384x28672x8192:nt"), "prefill");
+    assert_eq!(suite("4096x4096x4096"), "squares");
+    assert_eq!(suite("16384x16384x64"), "smallk");
+    assert_eq!(suite("8192x8192x64"), "skinny");
+    for s in sizes().iter().chain(&prefill()).chain(&small_k()) {
+        assert!(s.is_aligned_packed(), "{}", s.label());
+        assert_eq!(Shape::parse(&s.label()).unwrap(), *s);
+    }
+    // 4096³ (`nn` and `nt`) is in both `sizes` and `prefill`: listed once
+    let listed = Shape::parse_list("sizes,prefill,smallk").unwrap();
+    assert_eq!(listed.len(), 28 + 32 + 12 - 2);
 }

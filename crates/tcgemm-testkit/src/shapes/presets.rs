@@ -104,6 +104,71 @@ pub fn all_shapes() -> Vec<Shape> {
     v
 }
 
+/// Square sizes of the `sizes` suite (issue 15): 512 to 8192, with the non-powers of two where
+/// tiles fill the GPU's waves unevenly (1536² is 96 tiles of 128×192 on 132 SMs, 3000 has rows off
+/// 128-byte lines).
+pub const SIZES: [usize; 14] = [
+    512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3000, 3072, 4096, 5120, 6144, 8192,
+];
+
+/// Squares of every [`SIZES`] entry, `nn` and `nt`. Not in [`all_shapes`]: ask for it (`--shapes
+/// sizes`); the power-of-two squares report under `squares`.
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::shapes::sizes().len(), 28);
+/// ```
+pub fn sizes() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for n in SIZES {
+        v.push(sh(n, n, n));
+        v.push(sh(n, n, n).layout(false, true));
+    }
+    v
+}
+
+/// Tokens (M) of the `prefill` suite.
+pub const PREFILL_TOKENS: [usize; 4] = [2048, 4096, 8192, 16384];
+
+/// Prefill of the decode suite's transformer layers ([`DECODE_LAYERS`] but the vocabulary
+/// projection): every [`PREFILL_TOKENS`] × layer, the weights stored `k×n` (`nn`) and `n×k`
+/// (`nt`). Not in [`all_shapes`]: ask for it (`--shapes prefill`).
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::shapes::prefill().len(), 32);
+/// ```
+pub fn prefill() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for &(n, k) in DECODE_LAYERS.iter().filter(|&&(n, _)| n < 100_000) {
+        for m in PREFILL_TOKENS {
+            v.push(sh(m, n, k));
+            v.push(sh(m, n, k).layout(false, true));
+        }
+    }
+    v
+}
+
+/// Products of small k (rank-64 and rank-128 updates), `nn` and `nt`: bound by writing C. Not in
+/// [`all_shapes`]: ask for it (`--shapes smallk`); 8192²×64, also in [`SKINNY`], reports there.
+///
+/// ```
+/// assert_eq!(tcgemm_testkit::shapes::small_k().len(), 12);
+/// ```
+pub fn small_k() -> Vec<Shape> {
+    let mut v = Vec::new();
+    for (m, n, k) in [
+        (4096, 4096, 64),
+        (4096, 4096, 128),
+        (8192, 8192, 64),
+        (8192, 8192, 128),
+        (16384, 16384, 64),
+        (16384, 4096, 128),
+    ] {
+        v.push(sh(m, n, k));
+        v.push(sh(m, n, k).layout(false, true));
+    }
+    v
+}
+
 /// Odd vocabulary widths (N) of the `unaligned` suite: a 32000-token vocabulary plus a padding
 /// token, and GPT-2's 50257.
 pub const VOCAB_WIDTHS: [usize; 2] = [32001, 50257];
@@ -184,6 +249,9 @@ pub(crate) fn preset(name: &str) -> Option<Vec<Shape>> {
         "batched" => BATCHED.to_vec(),
         "decode" => decode(),
         "unaligned" => unaligned(),
+        "sizes" => sizes(),
+        "prefill" => prefill(),
+        "smallk" => small_k(),
         "quick" => QUICK.to_vec(),
         "all" => all_shapes(),
         _ => return None,
@@ -191,7 +259,8 @@ pub(crate) fn preset(name: &str) -> Option<Vec<Shape>> {
 }
 
 /// [`Shape::suite`]: `unaligned` for any padding; else the first suite whose list holds the shape
-/// in any layout (squares, transformer, skinny, odd, batched, decode, unaligned); else `other`.
+/// in any layout (squares, transformer, skinny, odd, batched, decode, unaligned, sizes, prefill,
+/// smallk); else `other`.
 pub(crate) fn suite_of(shape: &Shape) -> &'static str {
     if !shape.padding.is_packed() {
         return "unaligned";
@@ -211,10 +280,17 @@ pub(crate) fn suite_of(shape: &Shape) -> &'static str {
     let decode = plain.batch == 1
         && DECODE_LAYERS.contains(&(plain.n, plain.k))
         && DECODE_TOKENS.contains(&plain.m);
+    let in_list = |list: Vec<Shape>| list.iter().any(|s| s.layout(false, false) == plain);
     if decode {
         "decode"
-    } else if unaligned().iter().any(|s| s.layout(false, false) == plain) {
+    } else if in_list(unaligned()) {
         "unaligned"
+    } else if in_list(sizes()) {
+        "sizes"
+    } else if in_list(prefill()) {
+        "prefill"
+    } else if in_list(small_k()) {
+        "smallk"
     } else {
         "other"
     }

@@ -72,8 +72,9 @@ struct Args {
     kernels: Vec<String>,
     /// Comma list of N, MxNxK, BATCH*MxNxK (optionally :nt, :tn, :tt, then padding +ldP longer
     /// leading dimensions, +offO offset views, +bsS batch-stride gaps, e.g. 4096:nt+ld1) or
-    /// presets: squares, transformer, skinny, odd, batched, decode, unaligned, quick, all
-    /// [default: all; decode and unaligned are not in all].
+    /// presets: squares, transformer, skinny, odd, batched, decode, unaligned, sizes, prefill,
+    /// smallk, quick, all [default: all; decode, unaligned, sizes, prefill and smallk are not in
+    /// all].
     #[arg(long, value_parser = Shape::parse_list, value_name = "LIST")]
     shapes: Option<::std::vec::Vec<Shape>>,
     /// Comma list of fp32, tf32, f16, f16f32, bf16, 3xtf32 (Precision::Tf32x3, against cuBLAS's
