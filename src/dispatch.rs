@@ -7,8 +7,8 @@
 use crate::error::{invalid, Error, Result};
 use crate::gemm::{Gemm, Precision};
 use crate::problem::{Problem, Signature};
-use crate::rules::{can_implement, check_signature, tma_reads_ab};
-use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math, Role};
+use crate::rules::{can_implement, check_signature};
+use tcgemm_kernels::config::{Elem, Family, KernelSpec, Math, Role};
 
 /// Every precision, in declaration order (for the messages that list what exists).
 const PRECISIONS: [Precision; 5] = [
@@ -283,7 +283,13 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 ///    a kernel that keeps at least [`full_fill_percent`] of the SMs busy (75%; a persistent
 ///    kernel 50%) beats one that does not, whatever their ranks; among kernels that all fall
 ///    short, the fuller one;
-/// 2. with `sm_count`, less area lost to padding ([`padding_class`]);
+/// 2. with `sm_count`, less area lost to padding ([`padding_class`]); except that persistent
+///    kernels that fill the SMs, in a call of more than 64 rows and columns ([`thin`]), all count
+///    at their math's least padding among them, so that the time model, which counts padded
+///    tiles' work, ranks them: 136×14336×4096 f16 on the 128×256 tile (112 tiles, 85%; padding
+///    class 1) 341 TFLOPS against 203 on the 64×128 tile under stream-K (class 0), 272×14336×4096
+///    `nt` on 128×192 434 against 310 on 128×256 under stream-K (H200, session 46); where both are
+///    split along K it also moves 272×1000×11008 `nt` to slower tiles (0.82–0.91×);
 /// 3. with `sm_count`, among persistent kernels, the model's time class ([`cost`]: waves or
 ///    stream-K's shares of them, times the tile's steady rate; in classes of 4% of the best time
 ///    of the same math among the candidates of the same fill and padding), persistent kernels
@@ -298,9 +304,9 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
 /// kernels measured faster. The stream kernels ([`Family::CudaCoreStream`]) are candidates only
 /// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates for
-/// batches of short items ([`short_items`]), and there the cooperative `wgmma` kernels of their
+/// batches of short items ([`admission::short_items`]), and there the cooperative `wgmma` kernels of their
 /// maths are not; and, beside the cooperative ones, for 16-bit calls that fill one wave with
-/// their tiles ([`one_wave_of_tiles`]).
+/// their tiles ([`admission::one_wave_of_tiles`]).
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel fills the SMs ([`fill_tier`]) without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
@@ -378,20 +384,43 @@ pub(crate) fn select<'a>(
             .map(|&(s, _)| padding_class(s, p))
             .min()
     });
-    // fill tier and padding class: the key's first two places
-    type Place = (u32, u32);
-    let place = |s: &KernelSpec, k: KSplit| -> Place {
-        match sm_count {
-            None => (100, 0),
-            Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
-        }
-    };
-    // the candidates left, each with its place and the model time of a persistent kernel (`cost`)
-    let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = candidates
+    let candidates: Vec<(&KernelSpec, KSplit)> = candidates
         .into_iter()
         .filter(|&(s, k)| {
             !(unsplit_padding.is_some_and(|pad| pad <= padding_class(s, p)) && short_split(s, p, k))
         })
+        .collect();
+    // persistent kernels that fill the SMs share their math's least padding class as their own:
+    // the time model ranks them, padded tiles and all
+    let filling = |s: &KernelSpec, k: KSplit| {
+        !thin(p)
+            && s.family.persistent()
+            && sm_count.is_some_and(|sms| fill_tier(s, p, sms, k) == 100)
+    };
+    let mut least_padding: Vec<(Math, u32)> = Vec::new();
+    for &(s, _) in candidates.iter().filter(|&&(s, k)| filling(s, k)) {
+        let padding = padding_class(s, p);
+        match least_padding.iter_mut().find(|e| e.0 == s.math) {
+            Some(e) => e.1 = e.1.min(padding),
+            None => least_padding.push((s.math, padding)),
+        }
+    }
+    // fill tier and padding class: the key's first two places
+    type Place = (u32, u32);
+    let place = |s: &KernelSpec, k: KSplit| -> Place {
+        let Some(sms) = sm_count else {
+            return (100, 0);
+        };
+        let shared = least_padding.iter().find(|e| e.0 == s.math);
+        let padding = match shared {
+            Some(&(_, least)) if filling(s, k) => least,
+            _ => padding_class(s, p),
+        };
+        (fill_tier(s, p, sms, k), padding)
+    };
+    // the candidates left, each with its place and the model time of a persistent kernel (`cost`)
+    let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = candidates
+        .into_iter()
         .map(|(s, k)| {
             let time = sm_count.and_then(|sms| cost::time(s, p, sms, k));
             (s, k, place(s, k), time)
@@ -456,84 +485,6 @@ pub(crate) fn select<'a>(
         .map(|(_, s)| s)
 }
 
-/// Whether [`select`] takes `spec`, which can implement `p`, as a candidate for `p` by its family
-/// (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate):
-/// - thread copies ([`Family::LdgWarpSpecialized`]) only where TMA cannot read A or B
-///   ([`tma_reads_ab`]);
-/// - stream kernels only where they read what the others cannot ([`streams`]);
-/// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
-///   their maths ([`short_items`]); and, beside them, 16-bit calls of one wave of their tiles
-///   ([`one_wave_of_tiles`]).
-pub(crate) fn admits(
-    spec: &KernelSpec,
-    p: &Problem,
-    sm_count: Option<u32>,
-    ping_pong: impl Fn(Math) -> bool,
-) -> bool {
-    let short = short_items(p);
-    match spec.family {
-        Family::LdgWarpSpecialized => !tma_reads_ab(p),
-        Family::CudaCoreStream => streams(spec, p),
-        Family::TmaPingPong => {
-            short
-                || (sixteen_bit(spec.math)
-                    && sm_count.is_some_and(|sms| one_wave_of_tiles(spec.c_tile(), p, sms)))
-        }
-        f if f.needs_tma() => !(short && ping_pong(spec.math)),
-        _ => true,
-    }
-}
-
-/// Whether the stream kernel `spec` is a candidate for `p`: a call of at most its tile's rows (each
-/// tile row of C reads all of B) whose A or B is not 16-byte aligned. There the tensor-core
-/// kernels read that operand element by element, or the call is staged (a copy of B costs twice
-/// B's traffic), while the stream kernels read it as it lies with aligned 16-byte loads (H200:
-/// 1×32001×4096 f16 2.25× cuBLAS, staged 0.55×; docs/unaligned-log.md, attempt 9). On aligned
-/// calls the `cp.async`-pipelined tiles measured faster (the stream kernels have one batch of
-/// loads in flight per warp at a time: 0.53–1.01× those tiles on the decode suite).
-pub(crate) fn streams(spec: &KernelSpec, p: &Problem) -> bool {
-    let aligned = |op: &crate::problem::OperandLayout| op.alignment.all();
-    p.gemm().m as u64 <= u64::from(spec.block.m) && !(aligned(p.a()) && aligned(p.b()))
-}
-
-/// Whether `p` is a batch of short work items, each at most 128×128 of C and 128 deep: there the
-/// ping-pong tiles ([`Family::TmaPingPong`]) are candidates, in place of the cooperative `wgmma`
-/// tiles of the same math, and nowhere else. A short item is mostly fill and epilogue; a
-/// cooperative tile's two consumers store it together, while a ping-pong consumer stores its item
-/// as the other computes the next. Measured on the H200 (same run, ours / cuBLAS;
-/// docs/hopper-log.md, "Ping-pong"): 1000 items of 64³ f16 0.87× on the 64×64 `mma.sync` tile
-/// (0.78× on the 64-row `wgmma` tile) → 0.96× on the 64×64 ping-pong tile, TF32 `nt` 0.81× →
-/// 0.99×; 512 items of 128×128×64 f16 0.86× → 0.90–0.92×, TF32 0.99× → 1.05×; 256 of
-/// 128×128×128 f16 `nt` 0.83× → 0.98×. On 512² items and single products of small k
-/// (8192²×64, 8192²×128) they ran 0.85–0.99× the cooperative 128×256 tile.
-pub(crate) fn short_items(p: &Problem) -> bool {
-    let g = p.gemm();
-    g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
-}
-
-/// Whether `p` is a single product whose tiles of `tile` (a ping-pong kernel's) fill one wave of
-/// `sm_count` SMs at least 90% (and no more): there that ping-pong tile, of a 16-bit math, is a
-/// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
-/// cut along K), where the cooperative tiles' half as many items of twice the size leave half the
-/// SMs idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`]). Only a
-/// tile that fills the wave itself: the 64×128 ping-pong tile's 64 items at 64×8192×8192, which
-/// the model would cut in two k-slices (a cut the tuning runs do not measure), ran 0.89× cuBLAS
-/// against the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
-///
-/// Measured on the H200 (f16, kernels forced): 64×8192×8192 215–220 TFLOPS on the 64×64
-/// ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS 227–231),
-/// 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204) (session 29); with
-/// both dimensions above 64 (session 40, since the ping-pong consumers take their turns, session
-/// 30): 128×4096×4096 217.9 on the 64×64 tile (128 tiles) against 192.8 on the 128×64 tile under
-/// stream-K (`nt` 216.8 against 193.7; cuBLAS 244–248), 256×4096×4096 `nt` 409.8 on the 64×128
-/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32 was not measured so.
-pub(crate) fn one_wave_of_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> bool {
-    let g = p.gemm();
-    let tiles = p.tiles(tile);
-    let sms = u64::from(sm_count);
-    g.batch == 1 && 10 * tiles >= 9 * sms && tiles <= sms
-}
-
 /// Whether `cut` splits `p` on the persistent kernel `spec` into k-slices of fewer than
 /// [`PARTIAL_COST_KTILES`](crate::streamk::PARTIAL_COST_KTILES) of its k-tiles (see [`select`]).
 pub(crate) fn short_split(spec: &KernelSpec, p: &Problem, cut: KSplit) -> bool {
@@ -584,6 +535,9 @@ pub(crate) fn no_kernel_error(
 
 pub(crate) mod cost;
 pub(crate) mod rates;
+
+mod admission;
+pub(crate) use admission::{admits, streams, thin};
 
 #[cfg(test)]
 mod error_tests;

@@ -50,11 +50,12 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         let (tma, sk, _, bn) = pick(2048, 1024);
         assert!(tma && (sk || bn == 128), "{input:?} 2048×1024");
     }
-    // without stream-K or k-slices the waves count: 640² is 50 tiles of 128×64 or 64×128 (38% of
-    // a wave, under `full_fill_percent`), 100 blocks of the 32×128 mma.sync tile (76%): that wins
-    let p = problem(&Gemm::new(640, 640, 4096), Elem::F16, Elem::F16, false);
+    // without stream-K or k-slices the waves count: 512² is 32 tiles of 128×64 or 64×128 and 64
+    // of 64×64 (24–48% of a wave, under `full_fill_percent`), 128 blocks of the 16×128 mma.sync
+    // tile (97%): that wins
+    let p = problem(&Gemm::new(512, 512, 4096), Elem::F16, Elem::F16, false);
     let s = select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
-    assert!(!s.family.persistent(), "{}", s.name);
+    assert!(!s.family.persistent() && s.block.m == 16, "{}", s.name);
 }
 
 /// A persistent (`wgmma`) tile from half a wave on ranks by the time model, not behind tiles that

@@ -1,10 +1,11 @@
 //! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and 16-bit
 //! calls of one wave of thin tiles.
 
+use super::admission::{one_wave_of_tiles, short_items};
 use super::hopper_tests::context_cut;
 use super::*;
 use crate::test_support::problem;
-use tcgemm_kernels::config::KERNELS;
+use tcgemm_kernels::config::{GemmShape, KERNELS};
 
 /// `(ping-pong, block m, block n)` of the kernel a Hopper context (132 SMs, every kernel usable)
 /// takes for `g` in every layout, with `input -> output` elements.
@@ -69,8 +70,8 @@ fn long_or_large_items_keep_the_cooperative_tiles() {
             Gemm::new(512, 512, 64).batch(64),
             Gemm::new(128, 128, 4096).batch(100),
             Gemm::new(8192, 8192, 64),
-            // 192 tiles of 64×64 (more than a wave), 96 of 64×128 (73% of one)
-            Gemm::new(192, 4096, 4096),
+            // 288 tiles of 64×64 or 144 of 64×128: more than a wave
+            Gemm::new(288, 4096, 4096),
         ] {
             let g = g.precision(precision);
             for (pp, _, _) in picks(g, input, output, tf32) {
@@ -99,6 +100,8 @@ fn one_wave_of_16_bit_tiles_takes_a_ping_pong_tile() {
             (Gemm::new(8192, 64, 8192), (64, 64)),
             (Gemm::new(128, 4096, 4096), (64, 64)),
             (Gemm::new(256, 4096, 4096), (64, 128)),
+            // 96 tiles of 64×128 (73%: more than 64 rows and columns, half a wave suffices)
+            (Gemm::new(192, 4096, 4096), (64, 128)),
         ] {
             let g = if tf32 {
                 g.precision(Precision::Tf32)
@@ -138,6 +141,16 @@ fn one_wave_of_16_bit_tiles_takes_a_ping_pong_tile() {
     assert!(
         !one_wave(64, 4096) && !one_wave(65, 8192) && !one_wave(64, 8512) && !one_wave(192, 4096)
     );
+    // beyond 64 rows and columns half a wave suffices: 96 tiles of 64×128 at 192×4096 (73%),
+    // not 64 at 128×4096 (48%)
+    let wide = |m, n| {
+        one_wave_of_tiles(
+            GemmShape::new(64, 128, 64),
+            &problem(&Gemm::new(m, n, 4096), Elem::F16, Elem::F16, false),
+            132,
+        )
+    };
+    assert!(wide(192, 4096) && !wide(128, 4096) && !wide(64, 8192));
     assert!(!one_wave_of_tiles(
         sixty_four,
         &problem(

@@ -1,0 +1,103 @@
+//! Which families [`super::select`] takes as candidates for a call: thread copies, stream kernels
+//! and ping-pong tiles only where they serve it ([`admits`]).
+
+use crate::problem::Problem;
+use crate::rules::tma_reads_ab;
+use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
+
+use super::sixteen_bit;
+
+/// Whether [`select`](super::select) takes `spec`, which can implement `p`, as a candidate for `p` by its family
+/// (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate):
+/// - thread copies ([`Family::LdgWarpSpecialized`]) only where TMA cannot read A or B
+///   ([`tma_reads_ab`]);
+/// - stream kernels only where they read what the others cannot ([`streams`]);
+/// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
+///   their maths ([`short_items`]); and, beside them, 16-bit calls of one wave of their tiles
+///   ([`one_wave_of_tiles`]).
+pub(crate) fn admits(
+    spec: &KernelSpec,
+    p: &Problem,
+    sm_count: Option<u32>,
+    ping_pong: impl Fn(Math) -> bool,
+) -> bool {
+    let short = short_items(p);
+    match spec.family {
+        Family::LdgWarpSpecialized => !tma_reads_ab(p),
+        Family::CudaCoreStream => streams(spec, p),
+        Family::TmaPingPong => {
+            short
+                || (sixteen_bit(spec.math)
+                    && sm_count.is_some_and(|sms| one_wave_of_tiles(spec.c_tile(), p, sms)))
+        }
+        f if f.needs_tma() => !(short && ping_pong(spec.math)),
+        _ => true,
+    }
+}
+
+/// Whether the stream kernel `spec` is a candidate for `p`: a call of at most its tile's rows (each
+/// tile row of C reads all of B) whose A or B is not 16-byte aligned. There the tensor-core
+/// kernels read that operand element by element, or the call is staged (a copy of B costs twice
+/// B's traffic), while the stream kernels read it as it lies with aligned 16-byte loads (H200:
+/// 1×32001×4096 f16 2.25× cuBLAS, staged 0.55×; docs/unaligned-log.md, attempt 9). On aligned
+/// calls the `cp.async`-pipelined tiles measured faster (the stream kernels have one batch of
+/// loads in flight per warp at a time: 0.53–1.01× those tiles on the decode suite).
+pub(crate) fn streams(spec: &KernelSpec, p: &Problem) -> bool {
+    let aligned = |op: &crate::problem::OperandLayout| op.alignment.all();
+    p.gemm().m as u64 <= u64::from(spec.block.m) && !(aligned(p.a()) && aligned(p.b()))
+}
+
+/// Whether `p` is a batch of short work items, each at most 128×128 of C and 128 deep: there the
+/// ping-pong tiles ([`Family::TmaPingPong`]) are candidates, in place of the cooperative `wgmma`
+/// tiles of the same math, and nowhere else. A short item is mostly fill and epilogue; a
+/// cooperative tile's two consumers store it together, while a ping-pong consumer stores its item
+/// as the other computes the next. Measured on the H200 (same run, ours / cuBLAS;
+/// docs/hopper-log.md, "Ping-pong"): 1000 items of 64³ f16 0.87× on the 64×64 `mma.sync` tile
+/// (0.78× on the 64-row `wgmma` tile) → 0.96× on the 64×64 ping-pong tile, TF32 `nt` 0.81× →
+/// 0.99×; 512 items of 128×128×64 f16 0.86× → 0.90–0.92×, TF32 0.99× → 1.05×; 256 of
+/// 128×128×128 f16 `nt` 0.83× → 0.98×. On 512² items and single products of small k
+/// (8192²×64, 8192²×128) they ran 0.85–0.99× the cooperative 128×256 tile.
+pub(crate) fn short_items(p: &Problem) -> bool {
+    let g = p.gemm();
+    g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
+}
+
+/// Whether `p` is a single product whose tiles of `tile` (a ping-pong kernel's) fill one wave of
+/// `sm_count` SMs at least 90% (and no more; with more than 64 rows and columns, [`thin`], at least
+/// half): there that ping-pong tile, of a 16-bit math, is a
+/// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
+/// cut along K), where the cooperative tiles' half as many items of twice the size leave half the
+/// SMs idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`](super::cost)). Only a
+/// tile that fills the wave itself: the 64×128 ping-pong tile's 64 items at 64×8192×8192, which
+/// the model would cut in two k-slices (a cut the tuning runs do not measure), ran 0.89× cuBLAS
+/// against the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
+///
+/// Measured on the H200 (f16, kernels forced): 64×8192×8192 215–220 TFLOPS on the 64×64
+/// ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS 227–231),
+/// 8192×64×8192 211–215 against 191–196 on the 128×64 tile (cuBLAS 200–204) (session 29); with
+/// both dimensions above 64 (session 40, since the ping-pong consumers take their turns, session
+/// 30): 128×4096×4096 217.9 on the 64×64 tile (128 tiles) against 192.8 on the 128×64 tile under
+/// stream-K (`nt` 216.8 against 193.7; cuBLAS 244–248), 256×4096×4096 `nt` 409.8 on the 64×128
+/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32 was not measured so.
+/// Half a wave beyond 64 rows and columns (session 46, both builds in one call): 192×4096×4096
+/// `nn` / `nt` 299 / 322 on the 64×128 ping-pong tile (96 tiles, 73%) against 222 / 216 on the
+/// 128×64 tile, 128×6144×4096 302 against 245 (128×128 under stream-K), 768³ 102 against 97.
+pub(crate) fn one_wave_of_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> bool {
+    let g = p.gemm();
+    let tiles = p.tiles(tile);
+    let sms = u64::from(sm_count);
+    let fills = if thin(p) {
+        10 * tiles >= 9 * sms
+    } else {
+        2 * tiles >= sms
+    };
+    g.batch == 1 && fills && tiles <= sms
+}
+
+/// Whether `p` has at most 64 rows or columns of C (LLM decode and its transpose): there dispatch
+/// keeps the rules measured on the decode suite (docs/decode-log.md) where other calls let the
+/// time model rank more of the persistent tiles ([`select`](super::select), [`one_wave_of_tiles`]).
+pub(crate) fn thin(p: &Problem) -> bool {
+    let g = p.gemm();
+    g.m <= 64 || g.n <= 64
+}
