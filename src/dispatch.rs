@@ -304,9 +304,9 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// read A or B: with both readable by 16-byte copies (a C that TMA kernels refuse), the sm_80
 /// kernels measured faster. The stream kernels ([`Family::CudaCoreStream`]) are candidates only
 /// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates for
-/// batches of short items ([`admission::short_items`]), and there the cooperative `wgmma` kernels of their
-/// maths are not; and, beside the cooperative ones, for 16-bit calls that fill one wave with
-/// their tiles ([`admission::one_wave_of_tiles`]).
+/// batches of short items ([`admission::short_items`]), and there the cooperative `wgmma`
+/// kernels of their maths are not; and, beside the cooperative ones, for 16-bit calls that fill
+/// one wave with their tiles ([`admission::one_wave_of_tiles`]).
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel fills the SMs ([`fill_tier`]) without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
