@@ -7,8 +7,8 @@ use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
 
 use super::sixteen_bit;
 
-/// Whether [`select`](super::select) takes `spec`, which can implement `p`, as a candidate for `p` by its family
-/// (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate):
+/// Whether [`select`](super::select) takes `spec`, which can implement `p`, as a candidate for
+/// `p` by its family (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate):
 /// - thread copies ([`Family::LdgWarpSpecialized`]) only where TMA cannot read A or B
 ///   ([`tma_reads_ab`]);
 /// - stream kernels only where they read what the others cannot ([`streams`]);
@@ -96,7 +96,8 @@ pub(crate) fn one_wave_of_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> 
 
 /// Whether `p` has at most 64 rows or columns of C (LLM decode and its transpose): there dispatch
 /// keeps the rules measured on the decode suite (docs/decode-log.md) where other calls let the
-/// time model rank more of the persistent tiles ([`select`](super::select), [`one_wave_of_tiles`]).
+/// time model rank more of the persistent tiles ([`select`](super::select),
+/// [`one_wave_of_tiles`]).
 pub(crate) fn thin(p: &Problem) -> bool {
     let g = p.gemm();
     g.m <= 64 || g.n <= 64
