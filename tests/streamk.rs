@@ -135,8 +135,9 @@ fn every_stream_k_kernel() {
 /// Dispatch takes stream-K on short waves: 1152²×4096 and 1144²×4104 (81 tiles of 128×128 or 54
 /// of 128×192 on 132 SMs, all shared; the second with tails in M, N and K), every layout, f16 →
 /// f16, bf16 → f32 and TF32. (1536²×4096, this test's shape before, now takes 96 whole tiles of
-/// 128×192 for 16-bit inputs, 73% of a wave: `dispatch::full_fill_percent`.) (3000³, which streamed k here before the 128×192 tiles, now takes their 2.9 whole waves,
-/// `dispatch::cost`; calls with whole waves to deal stream k only on items of at most 80 k-tiles,
+/// 128×192 for 16-bit inputs, 73% of a wave: `dispatch::full_fill_percent`. 3000³, which streamed
+/// k here before the 128×192 tiles, now takes their 2.9 whole waves, `dispatch::cost`; calls with
+/// whole waves to deal stream k only on items of at most 80 k-tiles,
 /// `streamk::LONG_ITEM_KTILES`, which TF32's K of 4104 exceeds.)
 #[test]
 fn dispatch_streams_k_on_short_waves() {
