@@ -384,48 +384,47 @@ pub(crate) fn select<'a>(
             .map(|&(s, _)| padding_class(s, p))
             .min()
     });
-    let candidates: Vec<(&KernelSpec, KSplit)> = candidates
+    // fill tier and padding class: the key's first two places
+    type Place = (u32, u32);
+    let place = |s: &KernelSpec, k: KSplit| -> Place {
+        match sm_count {
+            None => (100, 0),
+            Some(sms) => (fill_tier(s, p, sms, k), padding_class(s, p)),
+        }
+    };
+    // the candidates left, each with its place and the model time of a persistent kernel (`cost`)
+    let mut candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = candidates
         .into_iter()
         .filter(|&(s, k)| {
             !(unsplit_padding.is_some_and(|pad| pad <= padding_class(s, p)) && short_split(s, p, k))
         })
-        .collect();
-    // persistent kernels that fill the SMs share their math's least padding class as their own:
-    // the time model ranks them, padded tiles and all
-    let filling = |s: &KernelSpec, k: KSplit| {
-        !thin(p)
-            && s.family.persistent()
-            && sm_count.is_some_and(|sms| fill_tier(s, p, sms, k) == 100)
-    };
-    let mut least_padding: Vec<(Math, u32)> = Vec::new();
-    for &(s, _) in candidates.iter().filter(|&&(s, k)| filling(s, k)) {
-        let padding = padding_class(s, p);
-        match least_padding.iter_mut().find(|e| e.0 == s.math) {
-            Some(e) => e.1 = e.1.min(padding),
-            None => least_padding.push((s.math, padding)),
-        }
-    }
-    // fill tier and padding class: the key's first two places
-    type Place = (u32, u32);
-    let place = |s: &KernelSpec, k: KSplit| -> Place {
-        let Some(sms) = sm_count else {
-            return (100, 0);
-        };
-        let shared = least_padding.iter().find(|e| e.0 == s.math);
-        let padding = match shared {
-            Some(&(_, least)) if filling(s, k) => least,
-            _ => padding_class(s, p),
-        };
-        (fill_tier(s, p, sms, k), padding)
-    };
-    // the candidates left, each with its place and the model time of a persistent kernel (`cost`)
-    let candidates: Vec<(&KernelSpec, KSplit, Place, Option<u128>)> = candidates
-        .into_iter()
         .map(|(s, k)| {
             let time = sm_count.and_then(|sms| cost::time(s, p, sms, k));
             (s, k, place(s, k), time)
         })
         .collect();
+    // beyond 64 rows and columns, persistent kernels that fill the SMs take their math's least
+    // padding class among them as their own: the time model ranks them, padded tiles and all
+    if sm_count.is_some() && !thin(p) {
+        let timed = |s: &KernelSpec, (fill, _): Place| s.family.persistent() && fill == 100;
+        let least: Vec<Option<u32>> = candidates
+            .iter()
+            .map(|&(s, _, place, _)| {
+                if !timed(s, place) {
+                    return None;
+                }
+                let rivals = candidates
+                    .iter()
+                    .filter(|c| c.0.math == s.math && timed(c.0, c.2));
+                rivals.map(|c| c.2 .1).min()
+            })
+            .collect();
+        for (c, least) in candidates.iter_mut().zip(least) {
+            if let Some(least) = least {
+                c.2 .1 = least;
+            }
+        }
+    }
     // `mma.sync` tiles, copying element-wise, whose busiest SM another tile of their height and
     // place spares a fifth of its work; those whose twin of other stages fills the busiest SM's
     // last round of blocks better; and, copying element-wise, those with a twin of more threads
