@@ -48,15 +48,16 @@ pub const DECODE_LAYERS: [(usize, usize); 5] = [
 /// assert_eq!(tcgemm_testkit::shapes::decode().len(), 90);
 /// ```
 pub fn decode() -> Vec<Shape> {
-    let mut v = Vec::new();
-    for &(n, k) in &DECODE_LAYERS {
-        for &m in &DECODE_TOKENS {
-            let s = sh(m, n, k);
-            v.push(s);
-            v.push(s.layout(false, true));
-        }
-    }
-    v
+    let layers = DECODE_LAYERS.iter();
+    nn_and_nt(layers.flat_map(|&(n, k)| DECODE_TOKENS.map(|m| sh(m, n, k))))
+}
+
+/// Each of `shapes` as given (`nn`) and with B stored `n×k` (`nt`), in turn.
+fn nn_and_nt(shapes: impl IntoIterator<Item = Shape>) -> Vec<Shape> {
+    shapes
+        .into_iter()
+        .flat_map(|s| [s, s.layout(false, true)])
+        .collect()
 }
 
 /// Sizes that are not multiples of any tile.
@@ -118,12 +119,7 @@ pub const SIZES: [usize; 14] = [
 /// assert_eq!(tcgemm_testkit::shapes::sizes().len(), 28);
 /// ```
 pub fn sizes() -> Vec<Shape> {
-    let mut v = Vec::new();
-    for n in SIZES {
-        v.push(sh(n, n, n));
-        v.push(sh(n, n, n).layout(false, true));
-    }
-    v
+    nn_and_nt(SIZES.map(|n| sh(n, n, n)))
 }
 
 /// Tokens (M) of the `prefill` suite.
@@ -137,14 +133,8 @@ pub const PREFILL_TOKENS: [usize; 4] = [2048, 4096, 8192, 16384];
 /// assert_eq!(tcgemm_testkit::shapes::prefill().len(), 32);
 /// ```
 pub fn prefill() -> Vec<Shape> {
-    let mut v = Vec::new();
-    for &(n, k) in DECODE_LAYERS.iter().filter(|&&(n, _)| n < 100_000) {
-        for m in PREFILL_TOKENS {
-            v.push(sh(m, n, k));
-            v.push(sh(m, n, k).layout(false, true));
-        }
-    }
-    v
+    let layers = DECODE_LAYERS.iter().filter(|&&(n, _)| n < 100_000);
+    nn_and_nt(layers.flat_map(|&(n, k)| PREFILL_TOKENS.map(|m| sh(m, n, k))))
 }
 
 /// Products of small k (rank-64 and rank-128 updates), `nn` and `nt`: bound by writing C. Not in
@@ -154,19 +144,14 @@ pub fn prefill() -> Vec<Shape> {
 /// assert_eq!(tcgemm_testkit::shapes::small_k().len(), 12);
 /// ```
 pub fn small_k() -> Vec<Shape> {
-    let mut v = Vec::new();
-    for (m, n, k) in [
-        (4096, 4096, 64),
-        (4096, 4096, 128),
-        (8192, 8192, 64),
-        (8192, 8192, 128),
-        (16384, 16384, 64),
-        (16384, 4096, 128),
-    ] {
-        v.push(sh(m, n, k));
-        v.push(sh(m, n, k).layout(false, true));
-    }
-    v
+    nn_and_nt([
+        sh(4096, 4096, 64),
+        sh(4096, 4096, 128),
+        sh(8192, 8192, 64),
+        sh(8192, 8192, 128),
+        sh(16384, 16384, 64),
+        sh(16384, 4096, 128),
+    ])
 }
 
 /// Odd vocabulary widths (N) of the `unaligned` suite: a 32000-token vocabulary plus a padding
