@@ -47,8 +47,8 @@ pub struct Plan {
     /// its CTAs share out in equal pieces (`src/streamk.rs`); 0 when every item runs whole.
     pub stream_k: u32,
     /// The operands copied into the context's staging buffer, packed with rows on 128-byte
-    /// lines, because they are not 16-byte aligned (or, on Hopper, their rows are off those
-    /// lines), so that `kernel` runs the call at its aligned speed (`src/staging.rs`).
+    /// lines, because they are not 16-byte aligned (or, on Hopper, their rows are off 32-byte
+    /// sectors), so that `kernel` runs the call at its aligned speed (`src/staging.rs`).
     pub staged: Staged,
     /// A [`Precision::Tf32x3`](crate::Precision::Tf32x3) call: A and B were split into TF32 parts
     /// in the context's staging buffer (three times as long along K), and `kernel`, a TF32

@@ -1,6 +1,6 @@
 //! Staging: [`Context::gemm`] copies an operand whose base address, leading dimension or batch
-//! stride is not a multiple of 16 bytes (and, on Hopper, a 16-bit A or B whose rows TMA would read
-//! off their 128-byte lines) into a packed copy with rows on 128-byte lines in the context's
+//! stride is not a multiple of 16 bytes (and, on Hopper, an A or B whose rows TMA would read off
+//! 32-byte sectors) into a packed copy with rows on 128-byte lines in the context's
 //! staging buffer, and a staged C back into the caller's C after the product. So the call runs on
 //! the kernels that need alignment (TMA on Hopper, 16-byte `cp.async` on sm_80) instead of those
 //! that copy any alignment by threads, which run at 12–30% of their aligned twins
@@ -94,9 +94,9 @@ struct PackedCopy {
     offset: u64,
 }
 
-/// Bytes a packed row's length is rounded up to: TMA reads rows that start on 128-byte lines at
-/// full speed, and others at about two thirds of it (H200, f16 4096³: `ld` 4104 482 TFLOPS, 4160
-/// 725; docs/unaligned-log.md, attempt 3).
+/// Bytes a packed row's length is rounded up to: whole 128-byte lines, so rows start on 32-byte
+/// sectors, which TMA reads at full speed (rows off them at about 0.72 of it: `model`'s
+/// `OFF_SECTORS`; docs/unaligned-log.md, attempt 3).
 const ROW_ALIGN: u64 = 128;
 
 /// Segments of a row the copy grid's y dimension holds: rows of more elements are not staged.

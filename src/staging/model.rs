@@ -7,7 +7,7 @@
 //! 16-bit A or B streams as fast as the blocks of that kernel the SMs hold at once
 //! ([`Dispatched::narrow_16_rate`]).
 
-use super::{PackedCopy, Staged, Staging, MAX_SEGMENTS, ROW_ALIGN};
+use super::{PackedCopy, Staged, Staging, MAX_SEGMENTS};
 use crate::calls::{self, Cuts};
 use crate::dispatch;
 use crate::gemm::Precision;
@@ -82,22 +82,25 @@ fn misaligned(op: &OperandLayout) -> bool {
     !op.alignment.all()
 }
 
-/// Throughput of a 16-bit TMA kernel reading an operand off its 128-byte lines, as a fraction of
-/// its speed on one whose rows start on them (H200, f16, same run: 4096³ with `ld` 4104 482
-/// TFLOPS against 725 at 4160, 4097³ 425 against 634, 3000³ 413 against 580 at `ld` 3008). The
-/// TF32 kernels do not slow down (4096³ `ld` 4104: 395 against 396).
-const OFF_LINES: f64 = 0.67;
+/// Throughput of a TMA kernel reading an operand whose rows start off 32-byte sectors, as a
+/// fraction of its speed on rows that start on them (H200, 128×256 and 128×192 kernels unstaged,
+/// TFLOPS: f16 4096³ at `ld` 4104 582 against 771 packed and 720 at `ld` 4112, whose rows are on
+/// sectors but off 128-byte lines; f16 3000³ 471 against 633 at `ld` 3008; TF32 4096³ at `ld` 4100
+/// 289 against 421 packed and 411 at `ld` 4104; docs/hopper-log.md, "Rows off 32-byte sectors").
+const OFF_SECTORS: f64 = 0.72;
 
-/// Whether TMA would read 16-bit input `op` of a call with `batch` items off its 128-byte lines:
-/// 16-byte aligned (so TMA takes it), but its rows, base or batch items do not start on 128-byte
-/// lines.
-fn off_lines(op: &OperandLayout, batch: usize) -> bool {
+/// Bytes a row, base or batch item of an A or B must start on for TMA to read it at full speed.
+const SECTOR: u64 = 32;
+
+/// Whether TMA would read input `op` of a call with `batch` items off 32-byte sectors: 16-byte
+/// aligned (so TMA takes it), but its rows, base or batch items do not start on sectors.
+fn off_sectors(op: &OperandLayout, batch: usize) -> bool {
     let bytes = u64::from(op.elem.bytes());
-    let on = |x: u64| x % ROW_ALIGN == 0;
-    // a distance too large to count in bytes is left alone (counted as on its lines)
+    let on = |x: u64| x % SECTOR == 0;
+    // a distance too large to count in bytes is left alone (counted as on sectors)
     let apart_on = |elems: usize| (elems as u64).checked_mul(bytes).is_none_or(on);
-    let lines = apart_on(op.ld) && op.base.is_none_or(on) && (batch <= 1 || apart_on(op.stride));
-    op.operand != Operand::C && op.elem.bytes() == 2 && op.alignment.all() && !lines
+    let sectors = apart_on(op.ld) && op.base.is_none_or(on) && (batch <= 1 || apart_on(op.stride));
+    op.operand != Operand::C && op.alignment.all() && !sectors
 }
 
 /// Whether `problem` runs on a stream kernel ([`Family::CudaCoreStream`],
@@ -145,7 +148,7 @@ pub(crate) fn exact_instead(problem: &Problem) -> Option<Problem> {
 
 /// The staging of `problem` (resolved to its precision) on a device with the sm_90a module
 /// (`hopper`) or not, within `limit` bytes of staging buffer: every operand that is not 16-byte
-/// aligned, and on Hopper an A or B that TMA would read off its 128-byte lines ([`off_lines`]).
+/// aligned, and on Hopper an A or B that TMA would read off 32-byte sectors ([`off_sectors`]).
 /// `None` when the call runs as it is: nothing to stage, no product (`k == 0` or `alpha == 0`),
 /// FFMA, a call the stream kernels take ([`streamed`]), or copies that would cost more than they
 /// save (the module comment). `dispatched`: how dispatch runs a problem (asked only for a TF32 call
@@ -159,8 +162,8 @@ pub(crate) fn choose(
     let (a, b, c) = (problem.a(), problem.b(), problem.c());
     let g = problem.gemm();
     let ab_misaligned = misaligned(a) || misaligned(b);
-    // rows off 128-byte lines slow TMA only (sm_80's cp.async is not measured to care)
-    let off = |op: &OperandLayout| hopper && off_lines(op, g.batch);
+    // rows off 32-byte sectors slow TMA only (sm_80's cp.async is not measured to care)
+    let off = |op: &OperandLayout| hopper && off_sectors(op, g.batch);
     let staged = Staged {
         a: misaligned(a) || off(a),
         b: misaligned(b) || off(b),
@@ -203,7 +206,7 @@ pub(crate) fn choose(
     } else if misaligned(c) {
         c_rate
     } else {
-        aligned_rate * OFF_LINES
+        aligned_rate * OFF_SECTORS
     };
     // the latency of a k-step bounds a 16-bit call of few tiles, far more with A or B unaligned
     // (`floor_k`: the elements of K it counts, none for other inputs)

@@ -341,24 +341,24 @@ fn copy_kernels_exist_for_both_element_sizes() {
 }
 
 #[test]
-fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
-    // 3000 halves = 6000-byte rows; 4104 = 8208 bytes: 16-byte aligned, off 128-byte lines
-    for g in [
-        Gemm::new(3000, 3000, 3000),
-        Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104),
+fn rows_off_32_byte_sectors_stage_on_hopper_when_deep_enough() {
+    // 3000 halves = 6000-byte rows, 4104 = 8208 bytes, 4100 floats = 16400 bytes: 16-byte
+    // aligned, off 32-byte sectors
+    for p in [
+        f16_problem(&Gemm::new(3000, 3000, 3000)),
+        f16_problem(&Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104)),
+        tf32_problem(&Gemm::new(4096, 4096, 4096).lda(4100).ldb(4100)),
     ] {
-        let s = stage(&f16_problem(&g), true, LIMIT).unwrap();
+        let s = stage(&p, true, LIMIT).unwrap();
         assert!(
             s.staged.a && s.staged.b && !s.staged.c,
-            "{g:?}: {:?}",
+            "{:?}: {:?}",
+            p.gemm(),
             s.staged
         );
-        assert!(
-            stage(&f16_problem(&g), false, LIMIT).is_none(),
-            "sm_80: {g:?}"
-        );
+        assert!(stage(&p, false, LIMIT).is_none(), "sm_80: {:?}", p.gemm());
     }
-    // an A view 16 bytes into its allocation: rows off their lines
+    // an A view 16 bytes into its allocation: rows off their sectors
     let p = f16_problem(&Gemm::new(4096, 4096, 4096)).at(Addresses {
         a: 0x1010,
         b: 0x2000,
@@ -372,9 +372,14 @@ fn rows_off_128_byte_lines_stage_on_hopper_when_deep_enough() {
             c: false
         }
     );
-    // TF32 reads rows off their lines at full speed
-    let tf32 = tf32_problem(&Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104));
-    assert!(stage(&tf32, true, LIMIT).is_none());
+    // rows on sectors though off 128-byte lines (8224 and 16416 bytes) are read at full speed
+    let on_sectors = [
+        f16_problem(&Gemm::new(4096, 4096, 4096).lda(4112).ldb(4112)),
+        tf32_problem(&Gemm::new(4096, 4096, 4096).lda(4104).ldb(4104)),
+    ];
+    for p in on_sectors {
+        assert!(stage(&p, true, LIMIT).is_none(), "{:?}", p.gemm());
+    }
     // rows on their lines, or too little work for the copies to pay
     assert!(stage(&f16_problem(&Gemm::new(3072, 3072, 3072)), true, LIMIT).is_none());
     assert!(stage(&f16_problem(&Gemm::new(1000, 1000, 64)), true, LIMIT).is_none());
