@@ -92,6 +92,24 @@ fn seed_sizes_all_layouts() {
     }
 }
 
+/// Single products of one wave of 64-row tiles, where dispatch takes the TF32 ping-pong tiles
+/// (64×64 at 640³ in every layout, 64×128 at 320×2048×2048 `nt`), and every TF32 kernel by name.
+#[test]
+fn one_wave_of_ping_pong_tiles() {
+    let mut rng = Rng::for_test("one_wave_of_ping_pong_tiles");
+    for (ta, tb) in TRANS {
+        let pr = p(640, 640, 640).trans(ta, tb);
+        if !check(&mut rng, format!("640^3 {}", lay(ta, tb)), pr) {
+            return;
+        }
+    }
+    check(
+        &mut rng,
+        "320x2048x2048 nt",
+        p(320, 2048, 2048).trans(false, true),
+    );
+}
+
 #[test]
 fn seed_large_sampled() {
     let mut rng = Rng::for_test("seed_large_sampled");

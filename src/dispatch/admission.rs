@@ -13,8 +13,8 @@ use super::sixteen_bit;
 ///   ([`tma_reads_ab`]);
 /// - stream kernels only where they read what the others cannot ([`streams`]);
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
-///   their maths ([`short_items`]); and, beside them, 16-bit calls of one wave of their tiles
-///   ([`one_wave_of_tiles`]).
+///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
+///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits.
 pub(crate) fn admits(
     spec: &KernelSpec,
     p: &Problem,
@@ -27,7 +27,7 @@ pub(crate) fn admits(
         Family::CudaCoreStream => streams(spec, p),
         Family::TmaPingPong => {
             short
-                || (sixteen_bit(spec.math)
+                || (single_product_math(spec, p)
                     && sm_count.is_some_and(|sms| one_wave_of_tiles(spec.c_tile(), p, sms)))
         }
         f if f.needs_tma() => !(short && ping_pong(spec.math)),
@@ -62,9 +62,29 @@ pub(crate) fn short_items(p: &Problem) -> bool {
     g.batch > 1 && g.m <= 128 && g.n <= 128 && g.k <= 128
 }
 
+/// Whether the ping-pong kernel `spec` may serve a single product `p` ([`one_wave_of_tiles`]) by
+/// its math: a 16-bit one always; TF32 beyond 64 rows and columns ([`thin`]), but the 64-wide
+/// tile only where both operands are K-major (`nt`) or `k` is at most 1024 (in the other layouts
+/// its producer transposes an operand, whose cost grows with `k`).
+///
+/// H200, TF32, the committed build and this rule's in one call, two rounds (session 47): 576³ to
+/// 704³ 1.11–2.16× (the 16- and 32-row `mma.sync` tiles or the 128×64 tile → 64×64 ping-pong;
+/// 640³ `nt` 27.3 → 53.0 TFLOPS), 768³ to 1024³ `nt`/`tn`/`tt` 1.09–1.12× (→ 64×128 ping-pong),
+/// 320×2048×2048 `nt` 93.8 → 139.2, 4096×256×4096 `nt` 219.8 → 256.9; but the 64×64 tile at 256
+/// rows or columns of 2048 deep ran 0.94–0.96× (`nn`), 0.79–0.80× (`tn`), 0.92–0.93× (`tt`) the
+/// 128×64 tile under stream-K, which the time model ranked below it.
+fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
+    if sixteen_bit(spec.math) {
+        return true;
+    }
+    let g = p.gemm();
+    let k_major = !g.trans_a && g.trans_b;
+    spec.math == Math::MmaTf32 && !thin(p) && (spec.block.n > 64 || k_major || g.k <= 1024)
+}
+
 /// Whether `p` is a single product whose tiles of `tile` (a ping-pong kernel's) fill one wave of
 /// `sm_count` SMs at least 90% (and no more; with more than 64 rows and columns, [`thin`], at least
-/// half): there that ping-pong tile, of a 16-bit math, is a
+/// half): there that ping-pong tile (of a math [`single_product_math`] admits) is a
 /// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
 /// cut along K), where the cooperative tiles' half as many items of twice the size leave half the
 /// SMs idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`](super::cost)). Only a
@@ -78,7 +98,8 @@ pub(crate) fn short_items(p: &Problem) -> bool {
 /// both dimensions above 64 (session 40, since the ping-pong consumers take their turns, session
 /// 30): 128×4096×4096 217.9 on the 64×64 tile (128 tiles) against 192.8 on the 128×64 tile under
 /// stream-K (`nt` 216.8 against 193.7; cuBLAS 244–248), 256×4096×4096 `nt` 409.8 on the 64×128
-/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32 was not measured so.
+/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32: at
+/// [`single_product_math`].
 /// Half a wave beyond 64 rows and columns (session 46, both builds in one call): 192×4096×4096
 /// `nn` / `nt` 299 / 322 on the 64×128 ping-pong tile (96 tiles, 73%) against 222 / 216 on the
 /// 128×64 tile, 128×6144×4096 302 against 245 (128×128 under stream-K), 768³ 102 against 97.

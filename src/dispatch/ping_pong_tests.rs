@@ -1,7 +1,7 @@
 //! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and 16-bit
 //! calls of one wave of thin tiles.
 
-use super::admission::{one_wave_of_tiles, short_items};
+use super::admission::{admits, one_wave_of_tiles, short_items};
 use super::hopper_tests::context_cut;
 use super::*;
 use crate::test_support::problem;
@@ -92,7 +92,7 @@ fn short_items_are_batched_and_at_most_128_cubed() {
 }
 
 #[test]
-fn one_wave_of_16_bit_tiles_takes_a_ping_pong_tile() {
+fn one_wave_of_tiles_takes_a_ping_pong_tile() {
     // 128 tiles of 64×64 at 64×8192, 8192×64 and 128×4096, of 64×128 at 256×4096: one wave each
     for (input, output, tf32) in PATHS {
         for (g, tile) in [
@@ -108,20 +108,35 @@ fn one_wave_of_16_bit_tiles_takes_a_ping_pong_tile() {
             } else {
                 g
             };
-            let want = if tf32 {
-                // TF32: not measured so, the cooperative tiles
-                None
-            } else {
-                Some((true, tile.0, tile.1))
-            };
-            for pick in picks(g, input, output, tf32) {
-                match want {
-                    Some(w) => assert_eq!(pick, w, "{input:?} {g:?}"),
-                    None => assert!(!pick.0, "{input:?} {g:?}"),
+            let layouts = ["nn", "nt", "tn", "tt"];
+            for (pick, layout) in picks(g, input, output, tf32).into_iter().zip(layouts) {
+                // TF32: the 64×128 ping-pong tile in `nt` (H200, session 47: 256×4096×4096
+                // 221.3 → 256.0 TFLOPS, 192×4096×4096 174.2 → 193.2 against the 128×256 tile
+                // split in four); not on thin calls, and the model keeps the cooperative tiles
+                // in the other layouts and at 128×4096×4096
+                let want = !tf32 || (layout == "nt" && tile == (64, 128));
+                if want {
+                    assert_eq!(pick, (true, tile.0, tile.1), "{input:?} {g:?} {layout}");
+                } else {
+                    assert!(!pick.0, "{input:?} {g:?} {layout}");
                 }
             }
         }
     }
+    // TF32 beyond thin calls: the 64-wide tile only in `nt` or at most 1024 deep (its producer
+    // transposes an operand in the other layouts; 256×2048×2048 `tn` ran 0.79× the 128×64 tile)
+    let tf32 = |g: Gemm| problem(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, true);
+    let pp64 = KERNELS
+        .iter()
+        .find(|k| k.name == "tf32_tn_64x64x32_w64x64_s12_tma_pp")
+        .unwrap();
+    let deep = tf32(Gemm::new(256, 2048, 2048).trans_a(true));
+    let shallow = tf32(Gemm::new(640, 640, 640).trans_a(true));
+    let pp = |_| true;
+    assert!(!admits(pp64, &deep, Some(132), pp) && admits(pp64, &shallow, Some(132), pp));
+    // 640³: 100 tiles of 64×64 (76% of a wave), every layout (27.3 → 53.0 TFLOPS in `nt`)
+    let g = Gemm::new(640, 640, 640).precision(Precision::Tf32);
+    assert_eq!(picks(g, Elem::F32, Elem::F32, true), [(true, 64, 64); 4]);
     let sixty_four = GemmShape::new(64, 64, 64);
     let one_wave = |m, n| {
         one_wave_of_tiles(
