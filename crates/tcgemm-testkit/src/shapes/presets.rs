@@ -107,7 +107,7 @@ pub fn all_shapes() -> Vec<Shape> {
 
 /// Square sizes of the `sizes` suite (issue 15): 512 to 8192, with the non-powers of two where
 /// tiles fill the GPU's waves unevenly (1536² is 96 tiles of 128×192 on 132 SMs, 3000 has rows off
-/// 128-byte lines).
+/// 32-byte sectors).
 pub const SIZES: [usize; 14] = [
     512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3000, 3072, 4096, 5120, 6144, 8192,
 ];
