@@ -1,5 +1,5 @@
-//! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and 16-bit
-//! calls of one wave of thin tiles.
+//! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and single
+//! products of one wave of their tiles (16-bit, and TF32 beyond 64 rows and columns).
 
 use super::admission::{admits, one_wave_of_tiles, short_items};
 use super::hopper_tests::context_cut;
