@@ -98,7 +98,7 @@ fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
 /// both dimensions above 64 (session 40, since the ping-pong consumers take their turns, session
 /// 30): 128×4096×4096 217.9 on the 64×64 tile (128 tiles) against 192.8 on the 128×64 tile under
 /// stream-K (`nt` 216.8 against 193.7; cuBLAS 244–248), 256×4096×4096 `nt` 409.8 on the 64×128
-/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32: at
+/// ping-pong tile (128 tiles) against 379.1 (`nn` 386.8 against 374.4). TF32's measurements:
 /// [`single_product_math`].
 /// Half a wave beyond 64 rows and columns (session 46, both builds in one call): 192×4096×4096
 /// `nn` / `nt` 299 / 322 on the 64×128 ping-pong tile (96 tiles, 73%) against 222 / 216 on the
