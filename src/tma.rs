@@ -22,6 +22,7 @@ use cudarc::driver::sys::{
 };
 use tcgemm_kernels::config::{tma_staged, Elem, Family, KernelSpec, Math};
 use tcgemm_kernels::params::{flags, GemmParams, TensorMap, TmaParams};
+use tcgemm_kernels::threadblock::tma_warp_specialized::{consumer_cols, whole_c_chunks};
 
 /// One operand's view for TMA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,7 +190,7 @@ fn encode_3d(
 
 /// Whether the consumers of `spec` store C by TMA for `p` (the parameters as the kernel reads
 /// them): a TMA-fed body whose consumers hold unpermuted rows (not the register-sourced A family,
-/// nor the thread copies), `beta == 0` (a bulk copy cannot add `beta·C`), and C where TMA can
+/// nor the thread copies) in whole chunks of 128 bytes of columns (not `m64n144`), `beta == 0` (a bulk copy cannot add `beta·C`), and C where TMA can
 /// write it: base, `ldc` and batch stride in bytes multiples of 16 (the TMA kernels' dispatch rule
 /// asks as much, the f32 slices of a split along K have it too), each under 2⁴⁰, and rows of a
 /// whole number of 16-byte pieces (`n` elements): a bulk store writes whole 16-byte pieces of a
@@ -198,10 +199,13 @@ fn encode_3d(
 pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
     let eb = u64::from(spec.output.bytes());
     let fits = |bytes: u64| bytes % 16 == 0 && bytes < 1 << 40;
+    let ping_pong = spec.family == Family::TmaPingPong;
+    let share = consumer_cols(spec.block.m, spec.block.n, ping_pong);
     matches!(
         spec.family,
         Family::TmaWarpSpecialized | Family::TmaPingPong
-    ) && p.flags & flags::BETA_ZERO != 0
+    ) && whole_c_chunks(share, spec.output.bytes())
+        && p.flags & flags::BETA_ZERO != 0
         && p.c % 16 == 0
         && (u64::from(p.n) * eb) % 16 == 0
         && fits(p.ldc * eb)

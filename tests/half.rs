@@ -340,6 +340,41 @@ fn f16_accumulation_all_layouts_and_random() {
     }
 }
 
+/// Calls whose 128×144 tiles fill a wave that wider tiles leave short, B K-major (1536³: 132
+/// tiles; 2112³: 255, nearly two waves): on a Hopper GPU dispatch takes the 128×144 tile (its
+/// consumers store C from registers: 144 columns are not whole 128-byte chunks of C's tensor
+/// map); checked against the f64 reference on every GPU.
+fn wave_of_128x144_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    let Some(ctx) = gpu() else { return false };
+    for (n, (ta, tb)) in [
+        (1536, (false, true)),
+        (1536, (true, true)),
+        (2112, (false, true)),
+    ] {
+        let g = tcgemm::Gemm::new(n, n, n).trans_a(ta).trans_b(tb);
+        let kernel = ctx.plan::<I, O>(&g).unwrap().kernel;
+        if ctx.capabilities().hopper {
+            assert_eq!(
+                kernel.block.n,
+                144,
+                "{n}^3 {}: {}",
+                lay(ta, tb),
+                kernel.name
+            );
+        }
+        let label = format!("{n}^3 {}", lay(ta, tb));
+        let case = Case::<I, O>::new(label, Problem::new(n, n, n).trans(ta, tb), rng);
+        run_check(&case, "default", ctx, None);
+    }
+    true
+}
+
+#[test]
+fn k_major_b_on_a_wave_of_128x144_tiles() {
+    let mut rng = Rng::for_test("k_major_b_on_a_wave_of_128x144_tiles");
+    all_types!(wave_of_128x144_tiles, &mut rng);
+}
+
 /// On a Hopper GPU, dispatch takes the TMA kernels exactly where TMA's rules hold (16-byte-aligned
 /// leading dimensions, k ≥ 1, alpha ≠ 0), in every layout, for f16 and tf32, or on staged packed
 /// copies of the operands that break them, and the sm_80 kernels elsewhere; with `force_sm80`

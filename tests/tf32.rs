@@ -110,6 +110,29 @@ fn one_wave_of_ping_pong_tiles() {
     );
 }
 
+/// 1536³ `nt`: 132 tiles of 128×144, one wave (96 of 128×192 leave 36 SMs idle): on a Hopper GPU
+/// dispatch takes the TF32 128×144 tile; checked by dispatch and every TF32 `nt` kernel by name.
+#[test]
+fn one_wave_of_128x144_tiles() {
+    let mut rng = Rng::for_test("one_wave_of_128x144_tiles");
+    if let Some(ctx) = gpu() {
+        let g = tcgemm::Gemm::new(1536, 1536, 1536)
+            .trans_b(true)
+            .precision(Precision::Tf32);
+        let kernel = ctx.plan::<f32, f32>(&g).unwrap().kernel;
+        assert!(
+            !ctx.capabilities().hopper || kernel.block.n == 144,
+            "{}",
+            kernel.name
+        );
+    }
+    check(
+        &mut rng,
+        "1536^3 nt",
+        p(1536, 1536, 1536).trans(false, true),
+    );
+}
+
 #[test]
 fn seed_large_sampled() {
     let mut rng = Rng::for_test("seed_large_sampled");

@@ -365,3 +365,48 @@ fn time_classes_are_counted_among_kernels_of_equal_fill_and_padding() {
         assert_eq!(pick(g).0, Math::MmaTf32, "1536³ {ta} {tb}");
     }
 }
+
+/// With B K-major (`nt`, `tt`), the 128×144 tiles where their items fill a wave that the wider
+/// tiles' leave short: 1536³ and 1472³ are 132 tiles of 128×144 (one wave) against 96 of 128×192
+/// (73%), 2112³ 255 (1.9 waves) against 187 (1.4); H200 at 1536³, both forced, same run: 1.11–1.22×
+/// (docs/hopper-log.md, session 48). Not where they add padding or items for no better fill:
+/// 1152³ (72 tiles against 81 of 128×128, both under a wave) and 2048×1024×4096 (128 against 128)
+/// ran 0.87–0.94× the 128×128 tile; nor in `nn` or `tn` (no such tile), nor for TF32 `tt` (the
+/// register-A tiles).
+#[test]
+fn k_major_b_takes_128x144_tiles_where_they_fill_a_wave() {
+    let pick = |m, n, k, (ta, tb), e, tf32| {
+        let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
+        let p = problem(&g, e, e, tf32);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        (s.c_tile().m, s.c_tile().n)
+    };
+    let (nt, tt) = ((false, true), (true, true));
+    for (e, tf32) in [(Elem::F16, false), (Elem::Bf16, false), (Elem::F32, true)] {
+        let layouts: &[(bool, bool)] = if tf32 { &[nt] } else { &[nt, tt] };
+        for &l in layouts {
+            for s in [1472, 1536, 2112] {
+                assert_eq!(pick(s, s, s, l, e, tf32), (128, 144), "{s}³ {l:?} {e:?}");
+            }
+            assert_eq!(
+                pick(1152, 1152, 1152, l, e, tf32),
+                (128, 128),
+                "{l:?} {e:?}"
+            );
+            assert_eq!(
+                pick(2048, 1024, 4096, l, e, tf32),
+                (128, 128),
+                "{l:?} {e:?}"
+            );
+            assert_eq!(
+                pick(4096, 4096, 4096, l, e, tf32),
+                (128, 256),
+                "{l:?} {e:?}"
+            );
+        }
+        assert_ne!(pick(1536, 1536, 1536, (false, false), e, tf32).1, 144);
+        if tf32 {
+            assert_ne!(pick(1536, 1536, 1536, tt, e, tf32).1, 144);
+        }
+    }
+}

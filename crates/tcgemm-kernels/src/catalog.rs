@@ -178,6 +178,19 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x 192 x 64   64 x 192   5    1   29  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x 192 x 64   64 x 192   5    1   29  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x 192 x 32   64 x 192   5    1   29  [nn nt tn tt],
+        // sm_90a, 128×144 tiles (m64n144: 72 accumulators per consumer thread), 5 stages of 34
+        // KiB, B K-major only (`nt`, `tt`: B's MN-major boxes are 64 columns wide); C stored from
+        // registers (a consumer's 144 columns are not whole 128-byte chunks of C's map). The tile
+        // cuBLAS runs at 1536³ `nt` (`nvjet_sm90_hsh_144x128`): 1536³ is 12 × 11 = 132 tiles, one
+        // wave, where 128×192's 96 leave 36 SMs idle (H200: 1.11–1.22× faster, 16-bit and TF32;
+        // docs/hopper-log.md, session 48). TF32 `nt` only: TF32 `tt` reads A through registers
+        // (`TmaRegisterA`), which this width does not have; the TMA-fed `tt` one ran 0.64–0.79×
+        // the register-A tiles.
+        TmaWarpSpecialized f16_f32       128 x 144 x 64   64 x 144   5    1   29  [nt tt],
+        TmaWarpSpecialized f16_f16       128 x 144 x 64   64 x 144   5    1   29  [nt tt],
+        TmaWarpSpecialized bf16_f32      128 x 144 x 64   64 x 144   5    1   29  [nt tt],
+        TmaWarpSpecialized bf16_bf16     128 x 144 x 64   64 x 144   5    1   29  [nt tt],
+        TmaWarpSpecialized tf32          128 x 144 x 32   64 x 144   5    1   29  [nt],
         // sm_90a, 128×128 tiles (m64n128: 64 accumulators per consumer thread, the same register
         // split): twice the tiles of 128×256, for calls whose 128×256 tiles would leave SMs idle;
         // ranked below, so dispatch takes them on better fill, less padding or a shorter model
@@ -373,7 +386,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 131);
-        assert_eq!(count(Family::TmaWarpSpecialized), 103);
+        assert_eq!(count(Family::TmaWarpSpecialized), 112);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 40);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);

@@ -141,6 +141,13 @@ macro_rules! wgmma_m64n192_asm {
     };
 }
 
+/// `wgmma_asm!` of an `m64n144` instruction: 72 accumulators per thread.
+macro_rules! wgmma_m64n144_asm {
+    ($d:ident, $($rest:tt)+) => {
+        wgmma_asm!($d [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71], $($rest)+)
+    };
+}
+
 /// `wgmma_asm!` of an `m64n128` instruction: 64 accumulators per thread.
 macro_rules! wgmma_m64n128_asm {
     ($d:ident, $($rest:tt)+) => {
@@ -273,6 +280,15 @@ wgmma_width!(
     m64n192k16_f32_bf16,
     m64n192k8_f32_tf32,
     m64n192k8_f32_tf32_rs
+);
+wgmma_width!(
+    wgmma_m64n144_asm,
+    144,
+    72,
+    m64n144k16_f32_f16,
+    m64n144k16_f32_bf16,
+    m64n144k8_f32_tf32,
+    m64n144k8_f32_tf32_rs
 );
 wgmma_width!(
     wgmma_m64n128_asm,

@@ -34,7 +34,8 @@ const CHUNK_ROWS: u32 = 64;
 pub const CHUNK_BYTES: u32 = CHUNK_ROWS * 128;
 
 /// Stores `C = alpha·d` of the warpgroup's accumulators `d` (see the module docs; `ACC` = 128, 96,
-/// 64 or 32 for `m64n256`, `m64n192`, `m64n128`, `m64n64`) as the box of C's map at column `col0`,
+/// 64 or 32 for `m64n256`, `m64n192`, `m64n128`, `m64n64`: shares of whole chunks,
+/// `threadblock::tma_warp_specialized::whole_c_chunks`) as the box of C's map at column `col0`,
 /// row `row0`, batch coordinate `z` and the boxes to its right. `(bufs, buffers)`: the consumer's
 /// shared memory (1024-byte aligned) and how many chunk buffers of [`CHUNK_BYTES`] it holds (2 or
 /// 1; a constant); `barrier` a named barrier of its 128 threads alone, and `t` the thread's index
@@ -55,10 +56,11 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize>(
     t: u32,
     (col0, row0, z): (u32, u32, u32),
 ) {
+    // (72, `m64n144`, is instantiated but never called: its share is not whole chunks)
     const {
         assert!(
-            ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
+            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
         )
     };
     // columns per chunk, and chunks of the warpgroup's 64 × 2·ACC share

@@ -52,7 +52,7 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 }
 
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
-/// 128 (`m64n256`), 96 (`m64n192`), 64 (`m64n128`) or 32 (`m64n64`); rows `row0`, `row0 + ROW_STEP`, columns
+/// 128 (`m64n256`), 96 (`m64n192`), 72 (`m64n144`), 64 (`m64n128`) or 32 (`m64n64`); rows `row0`, `row0 + ROW_STEP`, columns
 /// `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32 output after one pair swap per quad
 /// (4 consecutive columns per lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
 /// [`store_pairs`](super::fragment::store_pairs)) after the quad's word transpose (8 consecutive
@@ -71,8 +71,8 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
 ) {
     const {
         assert!(
-            ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
+            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
         )
     };
     if ACC == 128 {
@@ -83,6 +83,10 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
         // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
         store_rows_n192::<O, ROW_STEP>(p, d, gc, row0, col0, q);
+    } else if ACC == 72 {
+        // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 72]>() };
+        store_rows_n144::<O, ROW_STEP>(p, d, gc, row0, col0, q);
     } else if ACC == 64 {
         // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
@@ -116,8 +120,8 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
 ) {
     const {
         assert!(
-            ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
+            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
         )
     };
     if ACC == 128 {
@@ -128,6 +132,10 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
         // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
         store_rows_transposed_n192(p, d, gc, row0, col0, lane);
+    } else if ACC == 72 {
+        // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 72]>() };
+        store_rows_transposed_n144(p, d, gc, row0, col0, lane);
     } else if ACC == 64 {
         // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
         let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
@@ -324,6 +332,13 @@ store_rows_fn!(
     96,
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23],
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+);
+store_rows_fn!(
+    store_rows_n144,
+    store_rows_transposed_n144,
+    72,
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8]
 );
 store_rows_fn!(
     store_rows_n128,

@@ -11,7 +11,7 @@ mod layout;
 pub(crate) use layout::MN_BOX;
 pub use layout::{
     c_buffers, consumer_cols, shares_k_tiles, smem_bytes, smem_bytes_thread_copies, threads,
-    C_CHUNK_BYTES, ROW_BYTES,
+    whole_c_chunks, C_CHUNK_BYTES, ROW_BYTES,
 };
 #[cfg(target_feature = "sm_90a")]
 use {
@@ -38,8 +38,8 @@ use {
     crate::params::{flags, GemmParams},
     crate::threadblock::global_to_shared::swizzled_rows::{load_stage, SwizzledOperand},
     crate::warp::wgmma::{
-        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, ADD_SPAN, N128, N192,
-        N256, N64, SLICE_BYTES,
+        accumulators, mma_k_tile, n8_blocks, tf32_register_a, WgmmaInput, ADD_SPAN, N128, N144,
+        N192, N256, N64, SLICE_BYTES,
     },
     crate::warp::wgmma_register_a::{fragment_row, load_k_tile},
     layout::{
@@ -107,11 +107,15 @@ pub unsafe fn gemm<
         assert!(
             consumer_cols(BM, BN, PING_PONG) == N256
                 || consumer_cols(BM, BN, PING_PONG) == N192
+                || consumer_cols(BM, BN, PING_PONG) == N144
                 || consumer_cols(BM, BN, PING_PONG) == N128
                 || consumer_cols(BM, BN, PING_PONG) == N64,
-            "wgmma widths: m64n256, m64n192, m64n128, m64n64"
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
         )
     };
+    // B's MN-major boxes are 64 columns wide: a width that is not a multiple of 64 reads a
+    // K-major B (`nt`, `tt`) through the TMA copy
+    const { assert!(BN % 64 == 0 || (TRANS_B && !LDG && !REG_A && !SWAP_AB)) };
     // ping-pong: 64-row tiles of TMA-fed consumers, each a whole tile, no shared k-tiles
     const { assert!(!PING_PONG || (BM == CONSUMER_ROWS && !LDG && !REG_A)) };
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
@@ -140,6 +144,7 @@ pub unsafe fn gemm<
     match consumer_cols(BM, BN, PING_PONG) {
         N256 => body!(N256),
         N192 => body!(N192),
+        N144 => body!(N144),
         N128 => body!(N128),
         _ => body!(N64),
     }
@@ -440,8 +445,12 @@ unsafe fn gemm_with_accumulators<
             (0, c * wn)
         };
         // C through shared memory and TMA bulk copies (`beta == 0`, C suits TMA: the host's
-        // `flags::TMA_STORE_C`), except from the permuted rows of register-sourced A
-        let tma_store = !LDG && !REG_A && p.flags & flags::TMA_STORE_C != 0;
+        // `flags::TMA_STORE_C`), except from the permuted rows of register-sourced A and from
+        // shares that are not whole chunks (`m64n144`)
+        let tma_store = !LDG
+            && !REG_A
+            && whole_c_chunks(consumer_cols(BM, BN, PING_PONG), O::BYTES as u32)
+            && p.flags & flags::TMA_STORE_C != 0;
         let mut d = [0.0f32; ACC];
         // the sum of the k-tiles' accumulations where the tensor core's own is restarted every
         // k-tile (`WgmmaInput::ADD_K_TILES`; otherwise unused and removed)

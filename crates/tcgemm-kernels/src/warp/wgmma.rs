@@ -15,6 +15,8 @@ pub const SLICE_BYTES: u32 = 32;
 pub const N256: u32 = 256;
 /// N of `wgmma.m64n192`.
 pub const N192: u32 = 192;
+/// N of `wgmma.m64n144` (K-major B only: the MN-major boxes are 64 wide).
+pub const N144: u32 = 144;
 /// N of `wgmma.m64n128`.
 pub const N128: u32 = 128;
 /// N of `wgmma.m64n64`, the narrowest a consumer issues.
@@ -51,7 +53,7 @@ pub trait WgmmaInput {
     /// tensor core, whose accumulation truncates at every step ([`WgmmaTf32x3`]).
     const ADD_K_TILES: bool = false;
     /// `d (+)= A·B` for one 64×N×(32 bytes of k) slice with `ACC = N / 2` accumulators per thread:
-    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n128` (64) or `m64n64` (32); `TA`/`TB`:
+    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n144` (72), `m64n128` (64) or `m64n64` (32); `TA`/`TB`:
     /// operand MN-major.
     ///
     /// # Safety
@@ -74,15 +76,16 @@ pub struct WgmmaTf32;
 /// ([`WgmmaInput::ADD_K_TILES`]): the products of `Precision::Tf32x3`.
 pub struct WgmmaTf32x3;
 
-/// Calls `$n256` (`m64n256`), `$n192` (`m64n192`), `$n128` (`m64n128`) or `$n64` (`m64n64`)
-/// with `$d: &mut [f32; ACC]` seen as the array of that instruction, then `$args`; `ACC` (128, 96,
-/// 64 or 32) is the const generic of the function the macro is expanded in.
+/// Calls `$n256` (`m64n256`), `$n192` (`m64n192`), `$n144` (`m64n144`), `$n128` (`m64n128`) or
+/// `$n64` (`m64n64`) with `$d: &mut [f32; ACC]` seen as the array of that instruction, then
+/// `$args`; `ACC` (128, 96, 72, 64 or 32) is the const generic of the function the macro is
+/// expanded in.
 macro_rules! by_width {
-    ($d:ident, $n256:expr, $n192:expr, $n128:expr, $n64:expr, $($args:expr),+) => {{
+    ($d:ident, $n256:expr, $n192:expr, $n144:expr, $n128:expr, $n64:expr, $($args:expr),+) => {{
         const {
             assert!(
-                ACC == 128 || ACC == 96 || ACC == 64 || ACC == 32,
-                "wgmma widths: n256 (128 accumulators), n192 (96), n128 (64), n64 (32)"
+                ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
+                "wgmma widths: n256 (128 accumulators), n192 (96), n144 (72), n128 (64), n64 (32)"
             )
         };
         if ACC == 128 {
@@ -93,6 +96,10 @@ macro_rules! by_width {
             // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch (same type, same borrow).
             let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 96]>() };
             $n192(d, $($args),+)
+        } else if ACC == 72 {
+            // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch (same type, same borrow).
+            let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 72]>() };
+            $n144(d, $($args),+)
         } else if ACC == 64 {
             // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch (same type, same borrow).
             let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 64]>() };
@@ -107,7 +114,7 @@ macro_rules! by_width {
 
 /// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n192`, `$n128` and `$n64`.
 macro_rules! wgmma_input16 {
-    ($t:ty, $n256:path, $n192:path, $n128:path, $n64:path) => {
+    ($t:ty, $n256:path, $n192:path, $n144:path, $n128:path, $n64:path) => {
         impl WgmmaInput for $t {
             const EB: u32 = 2;
             const MN_MAJOR_OK: bool = true;
@@ -118,7 +125,7 @@ macro_rules! wgmma_input16 {
                 db: u64,
                 accumulate: bool,
             ) {
-                by_width!(d, $n256, $n192, $n128, $n64, da, db, accumulate)
+                by_width!(d, $n256, $n192, $n144, $n128, $n64, da, db, accumulate)
             }
         }
     };
@@ -128,6 +135,7 @@ wgmma_input16!(
     WgmmaF16,
     wgmma::m64n256k16_f32_f16::<TA, TB>,
     wgmma::m64n192k16_f32_f16::<TA, TB>,
+    wgmma::m64n144k16_f32_f16::<TA, TB>,
     wgmma::m64n128k16_f32_f16::<TA, TB>,
     wgmma::m64n64k16_f32_f16::<TA, TB>
 );
@@ -135,6 +143,7 @@ wgmma_input16!(
     WgmmaBf16,
     wgmma::m64n256k16_f32_bf16::<TA, TB>,
     wgmma::m64n192k16_f32_bf16::<TA, TB>,
+    wgmma::m64n144k16_f32_bf16::<TA, TB>,
     wgmma::m64n128k16_f32_bf16::<TA, TB>,
     wgmma::m64n64k16_f32_bf16::<TA, TB>
 );
@@ -153,6 +162,7 @@ impl WgmmaInput for WgmmaTf32 {
             d,
             wgmma::m64n256k8_f32_tf32,
             wgmma::m64n192k8_f32_tf32,
+            wgmma::m64n144k8_f32_tf32,
             wgmma::m64n128k8_f32_tf32,
             wgmma::m64n64k8_f32_tf32,
             da,
@@ -195,6 +205,7 @@ pub unsafe fn tf32_register_a<const ACC: usize>(
         d,
         wgmma::m64n256k8_f32_tf32_rs,
         wgmma::m64n192k8_f32_tf32_rs,
+        wgmma::m64n144k8_f32_tf32_rs,
         wgmma::m64n128k8_f32_tf32_rs,
         wgmma::m64n64k8_f32_tf32_rs,
         a,

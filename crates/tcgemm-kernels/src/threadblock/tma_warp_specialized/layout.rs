@@ -147,6 +147,22 @@ pub const fn consumer_cols(bm: u32, bn: u32, ping_pong: bool) -> u32 {
     }
 }
 
+/// Whether a consumer's share of C, `consumer_cols` columns (its [`consumer_cols`]) of
+/// `out_bytes`-byte elements, is whole chunks of 128 bytes of columns, the box of C's tensor map:
+/// only such shares are stored by TMA (`epilogue::tma_store`); an `m64n144` consumer's (288 or 576
+/// bytes) stores C from its registers.
+///
+/// ```
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::whole_c_chunks;
+/// assert!(whole_c_chunks(192, 2) && whole_c_chunks(64, 4));
+/// assert!(!whole_c_chunks(144, 2) && !whole_c_chunks(144, 4));
+/// ```
+// (`%` as elsewhere in the kernels: `is_multiple_of` adds a zero-divisor test where not folded)
+#[allow(clippy::manual_is_multiple_of)]
+pub const fn whole_c_chunks(consumer_cols: u32, out_bytes: u32) -> bool {
+    (consumer_cols * out_bytes) % 128 == 0
+}
+
 /// Whether a kernel of this body shares out the k-tiles of its last work items (stream-K,
 /// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
 /// by loads in flight; with the schedule's state it spilled 4–104 B), nor the 256-wide
