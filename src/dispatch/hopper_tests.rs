@@ -367,12 +367,12 @@ fn time_classes_are_counted_among_kernels_of_equal_fill_and_padding() {
 }
 
 /// With B K-major (`nt`, `tt`), the 128×144 tiles where their items fill a wave that the wider
-/// tiles' leave short: 1536³ and 1472³ are 132 tiles of 128×144 (one wave) against 96 of 128×192
-/// (73%), 2112³ 255 (1.9 waves) against 187 (1.4); H200 at 1536³, both forced, same run: 1.11–1.22×
-/// (docs/hopper-log.md, session 48). Not where they add padding or items for no better fill:
-/// 1152³ (72 tiles against 81 of 128×128, both under a wave) and 2048×1024×4096 (128 against 128)
-/// ran 0.87–0.94× the 128×128 tile; nor in `nn` or `tn` (no such tile), nor for TF32 `tt` (the
-/// register-A tiles).
+/// tiles leave short: 1536³ and 1472³ are 132 tiles of 128×144 (one wave) against 96 of
+/// 128×192 (73%), 2112³ 255 (1.9 waves) against 187 (1.4); H200, dispatch before and after, same
+/// run: 1.10–1.39× (docs/hopper-log.md, session 48). Not where they add padding or items for no
+/// better fill: 1152³ (72 tiles against 81 of 128×128, both under a wave) and 2048×1024×4096
+/// (128 against 128) ran 0.86–0.96× the 128×128 tile; nor in `nn` or `tn` (no such tile), nor
+/// for TF32 `tt` (the register-A tiles).
 #[test]
 fn k_major_b_takes_128x144_tiles_where_they_fill_a_wave() {
     let pick = |m, n, k, (ta, tb), e, tf32| {

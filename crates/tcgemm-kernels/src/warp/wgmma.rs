@@ -53,8 +53,8 @@ pub trait WgmmaInput {
     /// tensor core, whose accumulation truncates at every step ([`WgmmaTf32x3`]).
     const ADD_K_TILES: bool = false;
     /// `d (+)= A·B` for one 64×N×(32 bytes of k) slice with `ACC = N / 2` accumulators per thread:
-    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n144` (72), `m64n128` (64) or `m64n64` (32); `TA`/`TB`:
-    /// operand MN-major.
+    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n144` (72), `m64n128` (64) or `m64n64` (32);
+    /// `TA`/`TB`: operand MN-major.
     ///
     /// # Safety
     /// As [`wgmma::m64n256k16_f32_f16`].
@@ -112,7 +112,8 @@ macro_rules! by_width {
     }};
 }
 
-/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n192`, `$n128` and `$n64`.
+/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n192`, `$n144`, `$n128` and
+/// `$n64`.
 macro_rules! wgmma_input16 {
     ($t:ty, $n256:path, $n192:path, $n144:path, $n128:path, $n64:path) => {
         impl WgmmaInput for $t {
