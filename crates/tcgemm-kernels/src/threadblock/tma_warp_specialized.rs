@@ -115,7 +115,7 @@ pub unsafe fn gemm<
     };
     // B's MN-major boxes are 64 columns wide: a width that is not a multiple of 64 reads a
     // K-major B (`nt`, `tt`) through the TMA copy
-    const { assert!(BN % 64 == 0 || (TRANS_B && !LDG && !REG_A && !SWAP_AB)) };
+    const { assert!(BN.is_multiple_of(64) || (TRANS_B && !LDG && !REG_A && !SWAP_AB)) };
     // ping-pong: 64-row tiles of TMA-fed consumers, each a whole tile, no shared k-tiles
     const { assert!(!PING_PONG || (BM == CONSUMER_ROWS && !LDG && !REG_A)) };
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
