@@ -460,8 +460,12 @@ mod tests {
         };
         assert!(stores_c_by_tma(&p, f16));
         assert!(stores_c_by_tma(&p, of(Family::TmaPingPong, Elem::F32)));
-        // register-sourced A (permuted rows), thread copies
+        // register-sourced A (permuted rows), thread copies, and a consumer share that is not
+        // whole 128-byte chunks of C's map (128×144: 144 columns per consumer)
         assert!(!stores_c_by_tma(&p, of(Family::TmaRegisterA, Elem::F32)));
+        for k in KERNELS.iter().filter(|k| k.block.n == 144) {
+            assert!(!stores_c_by_tma(&p, k), "{}", k.name);
+        }
         assert!(!stores_c_by_tma(
             &p,
             of(Family::LdgWarpSpecialized, Elem::F16)

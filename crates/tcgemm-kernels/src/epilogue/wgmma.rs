@@ -53,10 +53,10 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
 /// 128 (`m64n256`), 96 (`m64n192`), 72 (`m64n144`), 64 (`m64n128`) or 32 (`m64n64`); rows
-/// `row0`, `row0 + ROW_STEP`, columns `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32 output after one pair swap per quad
-/// (4 consecutive columns per lane), 16-bit output (beta = 0 only: a 16-bit C to read goes through
-/// [`store_pairs`](super::fragment::store_pairs)) after the quad's word transpose (8 consecutive
-/// columns per lane).
+/// `row0`, `row0 + ROW_STEP`, columns `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32
+/// output after one pair swap per quad (4 consecutive columns per lane), 16-bit output (beta = 0
+/// only: a 16-bit C to read goes through [`store_pairs`](super::fragment::store_pairs)) after the
+/// quad's word transpose (8 consecutive columns per lane).
 ///
 /// # Safety
 /// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`.
