@@ -187,13 +187,13 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
 /// [`full_fill_percent`] of the SMs busy (all such kernels fill equally well), else the percent.
 pub(crate) fn fill_tier(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
     match fill_percent(spec, p, sm_count, cut) {
-        f if f >= full_fill_percent(spec.family) => 100,
+        f if f >= full_fill_percent(spec, p) => 100,
         f => f,
     }
 }
 
 /// The fill from which [`fill_tier`] counts a kernel as filling the SMs: 75% for a kernel of one
-/// block per tile, 50% for a persistent (`wgmma`) kernel.
+/// block per tile, 50% for a persistent (`wgmma`) kernel, 25% for the TF32 ping-pong tiles.
 ///
 /// A persistent kernel's fill counts all its waves, and the time model ([`cost`], next in
 /// [`select`]'s order) counts what its idle SMs cost (the busiest CTA's k-tiles), so among
@@ -204,12 +204,33 @@ pub(crate) fn fill_tier(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSpl
 /// 128×192 tile (96 items, 73% of a wave) 358 TFLOPS `nn` / 353 `nt` against 312 / 313 on the
 /// 128×128 tile under stream-K (144 items shared, full); 1792³ `nn` on the 128×256 tile (98 items,
 /// 74%) 432 against 413 on the 128×64 tile (392 items, 99%).
-pub(crate) const fn full_fill_percent(family: Family) -> u32 {
-    if family.persistent() {
-        50
-    } else {
-        75
+///
+/// TF32 `mma.sync` runs at half the 16-bit rate, so at most 512 deep a TF32 ping-pong tile (one
+/// 64×64 or 64×128 item per CTA, [`admission`]) beats it from a quarter of a wave; in `tn`, whose
+/// producer transposes both operands, from 257 deep ([`quarter_wave_ping_pong`]).
+pub(crate) fn full_fill_percent(spec: &KernelSpec, p: &Problem) -> u32 {
+    match spec.family {
+        Family::TmaPingPong if quarter_wave_ping_pong(spec, p) => 25,
+        f if f.persistent() => 50,
+        _ => 75,
     }
+}
+
+/// Whether the ping-pong kernel `spec` fills the SMs for `p` from a quarter of a wave
+/// ([`full_fill_percent`]): TF32, `k` at most 512, and in `tn` (A and B MN-major, both transposed
+/// by the producer) more than 256.
+///
+/// H200, TF32, dispatch's picks before and after in one call, two rounds (docs/hopper-log.md,
+/// session 48): the 284 calls of 192–1024 rows and 256–1024 columns at most 512 deep whose pick
+/// moved, all from the 16-row `mma.sync` tile (unsplit) to the 64×64 ping-pong tile (33–66 tiles),
+/// 1.18× by geomean (ours / cuBLAS 0.81 → 0.92); `nn`/`nt`/`tt` 1.00–1.74× (512³ `nt` 16.9 →
+/// 28.3 TFLOPS), `tn` 1.06–1.10× at 512 deep but 0.99–1.02× at 256 and 0.94–0.97× at 128. Deeper
+/// calls split K on the other tiles (512×512×2048: the 64×64 ping-pong tile forced 0.66–0.91×);
+/// under a quarter of a wave (256³: 16 tiles) the `mma.sync` tile keeps them.
+fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
+    let g = p.gemm();
+    let both_mn_major = g.trans_a && !g.trans_b;
+    spec.math == Math::MmaTf32 && g.k <= 512 && !(both_mn_major && g.k <= 256)
 }
 
 /// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at

@@ -14,7 +14,7 @@
 //!   term (a false alarm over 10⁸ entries is below 1e-20), plus the f32 accumulation and alpha/beta
 //!   roundings. It grows with √k, as rounding errors of independent terms do.
 
-use tcgemm::{Context, Elem, Math, Precision, Role};
+use tcgemm::{Context, Elem, Family, Math, Precision, Role};
 use tcgemm_testkit::*;
 
 /// Every TF32 kernel in the table with these transposes (the seed baseline and later variants).
@@ -93,14 +93,26 @@ fn seed_sizes_all_layouts() {
 }
 
 /// Single products of one wave of 64-row tiles, where dispatch takes the TF32 ping-pong tiles
-/// (64×64 at 640³ in every layout, 64×128 at 320×2048×2048 `nt`), and every TF32 kernel by name.
+/// (64×64 at 640³ in every layout, and from a quarter of a wave at most 512 deep: 448³ with 49
+/// tiles; 64×128 at 320×2048×2048 `nt`), and every TF32 kernel by name.
 #[test]
 fn one_wave_of_ping_pong_tiles() {
     let mut rng = Rng::for_test("one_wave_of_ping_pong_tiles");
-    for (ta, tb) in TRANS {
-        let pr = p(640, 640, 640).trans(ta, tb);
-        if !check(&mut rng, format!("640^3 {}", lay(ta, tb)), pr) {
-            return;
+    if let Some(ctx) = gpu() {
+        let g = tcgemm::Gemm::new(448, 448, 448).precision(Precision::Tf32);
+        let kernel = ctx.plan::<f32, f32>(&g).unwrap().kernel;
+        assert!(
+            !ctx.capabilities().hopper || kernel.family == Family::TmaPingPong,
+            "{}",
+            kernel.name
+        );
+    }
+    for n in [640, 448] {
+        for (ta, tb) in TRANS {
+            let pr = p(n, n, n).trans(ta, tb);
+            if !check(&mut rng, format!("{n}^3 {}", lay(ta, tb)), pr) {
+                return;
+            }
         }
     }
     check(

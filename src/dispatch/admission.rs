@@ -3,7 +3,7 @@
 
 use crate::problem::Problem;
 use crate::rules::tma_reads_ab;
-use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
+use tcgemm_kernels::config::{Family, KernelSpec, Math};
 
 use super::sixteen_bit;
 
@@ -28,7 +28,7 @@ pub(crate) fn admits(
         Family::TmaPingPong => {
             short
                 || (single_product_math(spec, p)
-                    && sm_count.is_some_and(|sms| one_wave_of_tiles(spec.c_tile(), p, sms)))
+                    && sm_count.is_some_and(|sms| one_wave_of_tiles(spec, p, sms)))
         }
         f if f.needs_tma() => !(short && ping_pong(spec.math)),
         _ => true,
@@ -82,9 +82,10 @@ fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
     spec.math == Math::MmaTf32 && !thin(p) && (spec.block.n > 64 || k_major || g.k <= 1024)
 }
 
-/// Whether `p` is a single product whose tiles of `tile` (a ping-pong kernel's) fill one wave of
+/// Whether `p` is a single product whose tiles of the ping-pong kernel `spec` fill one wave of
 /// `sm_count` SMs at least 90% (and no more; with more than 64 rows and columns, [`thin`], at least
-/// half): there that ping-pong tile (of a math [`single_product_math`] admits) is a
+/// its [`full_fill_percent`](super::full_fill_percent): half, a quarter for TF32): there that
+/// ping-pong tile (of a math [`single_product_math`] admits) is a
 /// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
 /// cut along K), where the cooperative tiles' half as many items of twice the size leave half the
 /// SMs idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`](super::cost)). Only a
@@ -103,14 +104,14 @@ fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
 /// Half a wave beyond 64 rows and columns (session 46, both builds in one call): 192×4096×4096
 /// `nn` / `nt` 299 / 322 on the 64×128 ping-pong tile (96 tiles, 73%) against 222 / 216 on the
 /// 128×64 tile, 128×6144×4096 302 against 245 (128×128 under stream-K), 768³ 102 against 97.
-pub(crate) fn one_wave_of_tiles(tile: GemmShape, p: &Problem, sm_count: u32) -> bool {
+pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let tiles = p.tiles(tile);
+    let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
     let fills = if thin(p) {
         10 * tiles >= 9 * sms
     } else {
-        2 * tiles >= sms
+        100 * tiles >= u64::from(super::full_fill_percent(spec, p)) * sms
     };
     g.batch == 1 && fills && tiles <= sms
 }

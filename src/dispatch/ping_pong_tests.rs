@@ -5,7 +5,7 @@ use super::admission::{admits, one_wave_of_tiles, short_items};
 use super::hopper_tests::context_cut;
 use super::*;
 use crate::test_support::problem;
-use tcgemm_kernels::config::{GemmShape, KERNELS};
+use tcgemm_kernels::config::KERNELS;
 
 /// `(ping-pong, block m, block n)` of the kernel a Hopper context (132 SMs, every kernel usable)
 /// takes for `g` in every layout, with `input -> output` elements.
@@ -137,7 +137,9 @@ fn one_wave_of_tiles_takes_a_ping_pong_tile() {
     // 640³: 100 tiles of 64×64 (76% of a wave), every layout (27.3 → 53.0 TFLOPS in `nt`)
     let g = Gemm::new(640, 640, 640).precision(Precision::Tf32);
     assert_eq!(picks(g, Elem::F32, Elem::F32, true), [(true, 64, 64); 4]);
-    let sixty_four = GemmShape::new(64, 64, 64);
+    let named = |name| KERNELS.iter().find(|k| k.name == name).unwrap();
+    let sixty_four = named("f16_f16_nn_64x64x64_w64x64_s12_tma_pp");
+    let wide_tile = named("f16_f16_nn_64x128x64_w64x128_s8_tma_pp");
     let one_wave = |m, n| {
         one_wave_of_tiles(
             sixty_four,
@@ -147,7 +149,7 @@ fn one_wave_of_tiles_takes_a_ping_pong_tile() {
     };
     // the 64×128 tile's own 64 tiles at 64×8192: not a wave
     assert!(!one_wave_of_tiles(
-        GemmShape::new(64, 128, 64),
+        wide_tile,
         &problem(&Gemm::new(64, 8192, 4096), Elem::F16, Elem::F16, false),
         132
     ));
@@ -160,7 +162,7 @@ fn one_wave_of_tiles_takes_a_ping_pong_tile() {
     // not 64 at 128×4096 (48%)
     let wide = |m, n| {
         one_wave_of_tiles(
-            GemmShape::new(64, 128, 64),
+            wide_tile,
             &problem(&Gemm::new(m, n, 4096), Elem::F16, Elem::F16, false),
             132,
         )
@@ -176,4 +178,28 @@ fn one_wave_of_tiles_takes_a_ping_pong_tile() {
         ),
         132
     ));
+}
+
+/// TF32 single products at most 512 deep take the 64×64 ping-pong tile from a quarter of a wave
+/// (`full_fill_percent`; in `tn` from 257 deep): 512³ (64 tiles, 48%), 384³ (36, 27%), over the
+/// 16-row `mma.sync` tile (H200, session 48: 512³ `nt` 16.9 → 28.3 TFLOPS). Not under a quarter
+/// (256³: 16 tiles), not `tn` at 128 deep (0.94–0.97×), not deeper than 512 (512×512×2048: the
+/// split tiles, 1.1–1.5× the ping-pong tile forced).
+#[test]
+fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
+    let tf32 = |m, n, k| Gemm::new(m, n, k).precision(Precision::Tf32);
+    let pp64 = (true, 64, 64);
+    for s in [384, 512] {
+        assert_eq!(picks(tf32(s, s, s), Elem::F32, Elem::F32, true), [pp64; 4]);
+    }
+    // nn, nt, tt at 128 deep; `tn` keeps the mma.sync tile
+    let shallow = picks(tf32(512, 512, 128), Elem::F32, Elem::F32, true);
+    assert_eq!([shallow[0], shallow[1], shallow[3]], [pp64; 3]);
+    assert!(!shallow[2].0);
+    for g in [tf32(256, 256, 256), tf32(512, 512, 2048)] {
+        assert!(picks(g, Elem::F32, Elem::F32, true).iter().all(|p| !p.0));
+    }
+    // 16-bit inputs keep half a wave: 512³ stays on the mma.sync tile
+    let f16 = picks(Gemm::new(512, 512, 512), Elem::F16, Elem::F16, false);
+    assert!(f16.iter().all(|p| !p.0));
 }

@@ -248,6 +248,8 @@ pub(crate) fn choose(
 pub(crate) struct Dispatched {
     pub spec: &'static KernelSpec,
     pub slices: u32,
+    /// Percent of the SMs its grid keeps busy ([`dispatch::fill_percent`]).
+    pub fill: u32,
     pub sms: u32,
     /// Blocks of `spec` one SM holds at once (at least its `min_blocks_per_sm`).
     pub resident: u32,
@@ -266,9 +268,11 @@ impl Dispatched {
     ) -> Option<Dispatched> {
         let cut = |s: &KernelSpec| calls::cut(s, problem, sms, cuts, &loaded);
         let spec = dispatch::select(KERNELS, problem, Some(sms), &loaded, cut)?;
+        let chosen = cut(spec);
         Some(Dispatched {
             spec,
-            slices: cut(spec).slices,
+            slices: chosen.slices,
+            fill: dispatch::fill_percent(spec, problem, sms, chosen),
             sms,
             resident: resident(spec).max(spec.min_blocks_per_sm).max(1),
         })
@@ -301,11 +305,20 @@ impl Dispatched {
     }
 }
 
+/// Percent of the SMs a persistent kernel keeps busy from which [`narrow_32_floor`] counts a
+/// staged call on it at the model's flop rates: half, the fill from which dispatch counts those
+/// kernels as filling the SMs ([`dispatch::full_fill_percent`]).
+const FILLED_PERCENT: u32 = 50;
+
 /// The direct time's floor of a TF32 call with an unaligned A or B: its copies on the kernel it
 /// runs unstaged ([`Dispatched::copy_time`]) where staged it would run on a persistent (`wgmma`)
-/// kernel, whose speed the model's flop rates count; none where staged it would run on an sm_80
-/// kernel, which on few tiles is latency-bound too (aligned twins at 0.64–0.83× the unstaged
-/// time on 33³ to 501³, H200), so the flop rates alone weigh the two.
+/// kernel keeping at least [`FILLED_PERCENT`] of the SMs busy, whose speed the model's flop rates
+/// count; none where staged it would run on an sm_80 kernel or on fewer SMs, latency-bound on few
+/// tiles too, so the flop rates alone weigh the two. H200: aligned twins on the sm_80 tiles at
+/// 0.64–0.83× the unstaged time on 33³ to 501³; staged onto the TF32 64×64 ping-pong tile from a
+/// quarter of a wave (33–64 tiles, 255–501 deep, every layout) 0.54–0.80× the unstaged speed,
+/// the copies (about 13 µs) costing more than the aligned twin's 1.5× faster kernel saves
+/// (docs/hopper-log.md, session 49).
 fn narrow_32_floor(
     problem: &Problem,
     staging: &Staging,
@@ -314,7 +327,7 @@ fn narrow_32_floor(
     let staged = staging.problem(problem, None).ok();
     let onto_wgmma = staged
         .and_then(|s| dispatched(&s))
-        .is_some_and(|d| d.spec.family.persistent());
+        .is_some_and(|d| d.spec.family.persistent() && d.fill >= FILLED_PERCENT);
     if !onto_wgmma {
         return 0.0;
     }
