@@ -189,8 +189,8 @@ fn encode_3d(
 }
 
 /// Whether the consumers of `spec` store C by TMA for `p` (the parameters as the kernel reads
-/// them): a TMA-fed body whose consumers hold unpermuted rows (not the register-sourced A family,
-/// nor the thread copies) in whole chunks of 128 bytes of columns (not `m64n144`), `beta == 0`
+/// them): a TMA-fed body whose consumers hold unpermuted rows of C (not the register-sourced A
+/// family, nor a swapped tile of Cᵀ, nor the thread copies) in whole chunks of 128 bytes of columns (not `m64n144`), `beta == 0`
 /// (a bulk copy cannot add `beta·C`), and C where TMA can write it: base, `ldc` and batch stride
 /// in bytes multiples of 16 (the TMA kernels' dispatch rule asks as much, the f32 slices of a
 /// split along K have it too), each under 2⁴⁰, and rows of a whole number of 16-byte pieces (`n`
@@ -204,7 +204,8 @@ pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
     matches!(
         spec.family,
         Family::TmaWarpSpecialized | Family::TmaPingPong
-    ) && whole_c_chunks(share, spec.output.bytes())
+    ) && !spec.swaps_ab()
+        && whole_c_chunks(share, spec.output.bytes())
         && p.flags & flags::BETA_ZERO != 0
         && p.c % 16 == 0
         && (u64::from(p.n) * eb) % 16 == 0
@@ -328,7 +329,13 @@ mod tests {
         let p = packed_100x130x70();
         let nns: Vec<&KernelSpec> = KERNELS
             .iter()
-            .filter(|k| k.family.needs_tma() && !k.trans_a && !k.trans_b && k.input == Elem::F16)
+            .filter(|k| {
+                k.family.needs_tma()
+                    && !k.trans_a
+                    && !k.trans_b
+                    && !k.swaps_ab()
+                    && k.input == Elem::F16
+            })
             .collect();
         // the 128×256 and the 128×128 tiles
         assert!(nns.iter().any(|k| k.block.n == 256) && nns.iter().any(|k| k.block.n == 128));
@@ -399,8 +406,10 @@ mod tests {
         }
     }
 
-    /// A kernel that swaps A and B maps the call's B (N-major, `ldb`) as its M-major A, boxes of
-    /// one 128-byte row, and the call's A as its K-major B, boxes of the tile's 128 rows.
+    /// A kernel that swaps A and B maps the call's B (N-major, `ldb`) as its M-major A and the
+    /// call's A as its K-major B, boxes of the tile's rows (`block.n` of the body's B): TF32
+    /// (register-sourced A) in boxes of 32 rows × 32 k, 16-bit (the 128×144 `nn_swap` tiles, whose
+    /// wgmma reads an MN-major A) in the 64-wide boxes of one 128-byte row.
     #[test]
     fn swapping_kernels_map_b_as_their_a() {
         let p = GemmParams {
@@ -409,30 +418,43 @@ mod tests {
             flags: flags::VEC_A,
             ..packed_100x130x70()
         };
-        for nn in KERNELS
+        let swapping = KERNELS
             .iter()
-            .filter(|k| k.swaps_ab() && k.family.needs_tma())
-        {
+            .filter(|k| k.swaps_ab() && k.family.needs_tma());
+        assert!(swapping.clone().any(|k| k.input == Elem::F16));
+        for nn in swapping {
             assert!(!nn.trans_a && !nn.trans_b, "{}", nn.name);
+            let eb = u64::from(nn.input.bytes());
             let s = p.swapped();
             assert_eq!(s.flags, flags::VEC_B);
             let (a, b) = (OperandMap::of(&s, nn, true), OperandMap::of(&s, nn, false));
             assert_eq!(
                 (a.base, a.rows, a.row_bytes),
-                (0x2000, 130, 136 * 4),
+                (0x2000, 130, 136 * eb),
                 "{}",
                 nn.name
             );
             assert!(a.mn_major && !a.staged, "{}", nn.name);
-            assert_eq!((a.box_rows, a.box_k), (32, 32), "{}", nn.name);
+            let a_box_rows = if nn.input == Elem::F32 { 32 } else { 64 };
+            assert_eq!(
+                (a.box_rows, a.box_k),
+                (a_box_rows, nn.block.k),
+                "{}",
+                nn.name
+            );
             assert_eq!(
                 (b.base, b.rows, b.row_bytes),
-                (0x1000, 100, 104 * 4),
+                (0x1000, 100, 104 * eb),
                 "{}",
                 nn.name
             );
             assert!(!b.mn_major && !b.staged, "{}", nn.name);
-            assert_eq!((b.box_rows, b.box_k), (nn.block.n, 32), "{}", nn.name);
+            assert_eq!(
+                (b.box_rows, b.box_k),
+                (nn.block.n, nn.block.k),
+                "{}",
+                nn.name
+            );
         }
     }
 

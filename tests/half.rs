@@ -340,16 +340,19 @@ fn f16_accumulation_all_layouts_and_random() {
     }
 }
 
-/// Calls whose 128×144 tiles fill a wave that wider tiles leave short, B K-major (1536³: 132
-/// tiles; 2112³: 255, nearly two waves): on a Hopper GPU dispatch takes the 128×144 tile (its
-/// consumers store C from registers: 144 columns are not whole 128-byte chunks of C's tensor
-/// map); checked against the f64 reference on every GPU.
+/// Calls whose 128×144 tiles fill a wave that wider tiles leave short (1536³: 132 tiles; 2112³:
+/// 255, nearly two waves): on a Hopper GPU dispatch takes the 128×144 tile, B K-major (`nt`,
+/// `tt`) or in `nn` swapped (`nn_swap`: the call's B as its MN-major A, a 144×128 tile of C stored
+/// transposed); its consumers store C from registers (144 columns are not whole 128-byte chunks
+/// of C's tensor map). Checked against the f64 reference on every GPU.
 fn wave_of_128x144_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
     let Some(ctx) = gpu() else { return false };
     for (n, (ta, tb)) in [
         (1536, (false, true)),
         (1536, (true, true)),
+        (1536, (false, false)),
         (2112, (false, true)),
+        (2112, (false, false)),
     ] {
         let g = tcgemm::Gemm::new(n, n, n).trans_a(ta).trans_b(tb);
         let kernel = ctx.plan::<I, O>(&g).unwrap().kernel;
@@ -370,8 +373,8 @@ fn wave_of_128x144_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
 }
 
 #[test]
-fn k_major_b_on_a_wave_of_128x144_tiles() {
-    let mut rng = Rng::for_test("k_major_b_on_a_wave_of_128x144_tiles");
+fn one_wave_of_128x144_tiles() {
+    let mut rng = Rng::for_test("one_wave_of_128x144_tiles");
     all_types!(wave_of_128x144_tiles, &mut rng);
 }
 

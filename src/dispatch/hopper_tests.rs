@@ -29,11 +29,15 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         assert_eq!(pick(4096, 4096), (true, false, 128, 256), "{input:?}");
         assert_eq!(pick(2048, 2048), (true, false, 128, 256), "{input:?}");
         // short waves: 96 tiles of 128×192 (73% of a wave, `full_fill_percent`) against 72 of
-        // 128×256 streamed (H200, f16 `nn`: 477 against 440 TFLOPS; hopper-log session 46);
-        // unsplit for 16-bit inputs, streamed for TF32 (128 k-tiles of 32: the busiest CTA's
-        // drop by 34, more than the exchange's 20)
-        let streamed = input == Elem::F32;
-        assert_eq!(pick(1536, 1536), (true, streamed, 128, 192), "{input:?}");
+        // 128×256 streamed (H200, f16 `nn`: 477 against 440 TFLOPS; hopper-log session 46),
+        // streamed for TF32 (128 k-tiles of 32: the busiest CTA's drop by 34, more than the
+        // exchange's 20); 16-bit inputs take one wave of 132 tiles of 144×128 (the 128×144 body
+        // swapped, `nn_swap`), unsplit
+        if input == Elem::F32 {
+            assert_eq!(pick(1536, 1536), (true, true, 128, 192), "{input:?}");
+        } else {
+            assert_eq!(pick(1536, 1536), (true, false, 128, 144), "{input:?}");
+        }
         // 1024²: 64 tiles of 128×128 streamed against 128 of 64×128 or 128×64 unsplit (97% of a
         // wave): for 16-bit inputs the 64×128 ping-pong tile (`one_wave_of_tiles`; docs/tune.md,
         // f16 1024³ `nn` 0.0091 ms against the cooperative 128×64 tile's 0.0096); TF32 a TMA tile

@@ -185,11 +185,13 @@ rules::catalog! {
         // wave, where 128×192's 96 leave 36 SMs idle (H200: 1.11–1.22× faster, 16-bit and TF32;
         // docs/hopper-log.md, session 48). TF32 `nt` only: TF32 `tt` reads A through registers
         // (`TmaRegisterA`), which this width does not have; the TMA-fed `tt` one ran 0.64–0.79×
-        // the register-A tiles.
-        TmaWarpSpecialized f16_f32       128 x 144 x 64   64 x 144   5    1   29  [nt tt],
-        TmaWarpSpecialized f16_f16       128 x 144 x 64   64 x 144   5    1   29  [nt tt],
-        TmaWarpSpecialized bf16_f32      128 x 144 x 64   64 x 144   5    1   29  [nt tt],
-        TmaWarpSpecialized bf16_bf16     128 x 144 x 64   64 x 144   5    1   29  [nt tt],
+        // the register-A tiles. 16-bit `nn` as the swapped product (`nn_swap`: a `tt` body, the
+        // call's B its A; a 144×128 tile of C, cuBLAS's 1536³ `nn` tiling), stored transposed
+        // from registers (`epilogue::wgmma::store_pairs_transposed`).
+        TmaWarpSpecialized f16_f32       128 x 144 x 64   64 x 144   5    1   29  [nt tt nn_swap],
+        TmaWarpSpecialized f16_f16       128 x 144 x 64   64 x 144   5    1   29  [nt tt nn_swap],
+        TmaWarpSpecialized bf16_f32      128 x 144 x 64   64 x 144   5    1   29  [nt tt nn_swap],
+        TmaWarpSpecialized bf16_bf16     128 x 144 x 64   64 x 144   5    1   29  [nt tt nn_swap],
         TmaWarpSpecialized tf32          128 x 144 x 32   64 x 144   5    1   29  [nt],
         // sm_90a, 128×128 tiles (m64n128: 64 accumulators per consumer thread, the same register
         // split): twice the tiles of 128×256, for calls whose 128×256 tiles would leave SMs idle;
@@ -386,7 +388,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 131);
-        assert_eq!(count(Family::TmaWarpSpecialized), 112);
+        assert_eq!(count(Family::TmaWarpSpecialized), 116);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 40);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);

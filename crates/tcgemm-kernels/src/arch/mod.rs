@@ -15,6 +15,7 @@ pub mod ldmatrix;
 #[cfg(target_feature = "sm_90a")]
 pub mod mbarrier;
 pub mod mma;
+pub mod movmatrix;
 pub mod opaque;
 pub mod smem;
 #[cfg(target_feature = "sm_90a")]

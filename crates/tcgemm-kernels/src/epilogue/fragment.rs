@@ -129,7 +129,7 @@ unsafe fn store_pairs_at_rows<O: OutputElem, const MI: usize, const NI: usize>(
 /// # Safety
 /// `addr` (and with `two` the next element) lies inside C's buffer in the global window.
 #[inline(always)]
-unsafe fn store_pair<O: OutputElem>(
+pub(super) unsafe fn store_pair<O: OutputElem>(
     p: &GemmParams,
     addr: u64,
     mut y0: f32,

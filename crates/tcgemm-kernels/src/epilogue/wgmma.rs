@@ -18,13 +18,20 @@
 //! permuted, `ROW_STEP` 1) and stores it transposed ([`store_rows_transposed`], f32 only): lanes
 //! `l` and `l ^ 4` hold rows `r, r + 1` and `r + 2, r + 3` of the same columns and swap one pair
 //! per block, so each holds 4 consecutive rows of one column, a 16-byte store into a row of C.
+//! A swapped tile of the TMA-fed consumers (rows `16w + g`, `+ 8` as loaded, any output) goes
+//! through [`store_pairs_transposed`]: lanes `l` and `l ^ 4` hold rows `r`, `r + 1` of the same
+//! two columns and swap one element per row pair, so each holds two adjacent rows of one column,
+//! one pair access into a row of C; a 16-bit C not read, 8 rows of one column per lane after
+//! `movmatrix` and the quad transpose, 16 bytes per store.
 
+use super::fragment::store_pair;
 use super::OutputElem;
 use crate::arch::convert::fma_rn_f32;
 use crate::arch::global::{
     ld_global_f32, ld_global_v4_f32, st_global_f32, st_global_u16, st_global_v4_f32,
     st_global_v4_u32,
 };
+use crate::arch::movmatrix::transpose_b16;
 use crate::arch::sync::shfl_xor;
 use crate::params::{flags, GemmParams};
 
@@ -147,8 +154,64 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
     }
 }
 
-/// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators, and `$name_t`,
-/// [`store_rows_transposed`] of them: the bodies unrolled over the
+/// Stores `C = alpha·tᵀ (+ beta·C)` for a tile `t` of `Cᵀ` whose rows `row0` (`16w + g` of the
+/// consumer's share) and `row0 + 8`, columns `col0 + 8j + 2q, +1` (`q = lane % 4`) the thread holds
+/// as `d[4j..4j + 4]` (the `wgmma` accumulator layout, rows as loaded): element `(row, col)` of the
+/// tile goes to `C[col][row]`. `p` is the swapped problem (`p.m` rows of `Cᵀ`, `p.n` columns;
+/// `ldc` C's own). Lanes `l` and `l ^ 4` (rows `r` and `r + 1`, `r` even) swap one element per
+/// pair of rows, so each holds rows `r, r + 1` of one column: one access of two elements into a
+/// row of C ([`store_pair`], which reads a C to add exactly); a row pair at the tail of `p.m`
+/// stores its first row alone, columns beyond `p.n` nothing. Any `O`, any beta. A 16-bit C not
+/// read (beta = 0) goes out 16 bytes per store instead: each 8×8 block of the packed
+/// accumulators transposed across the warp ([`transpose_b16`], `movmatrix`: lane `(g, q)` then
+/// holds rows `2q`, `2q + 1` of the block's column `g`), and the quad's words of four blocks
+/// (two columns × both row halves) transposed as in [`store_rows`], so each lane holds 8 rows of
+/// one column (a tail's rows element by element).
+///
+/// # Safety
+/// Warp-convergent (the shuffles); `gc` is the batch item's C, valid for the problem in `p`,
+/// 16-byte aligned with `ldc` a whole number of 16-byte pieces (the TMA kernels' dispatch rule:
+/// a pair of adjacent rows of `Cᵀ` starts on an even element, aligned for one access).
+#[inline(always)]
+pub unsafe fn store_pairs_transposed<O: OutputElem, const ACC: usize>(
+    p: &GemmParams,
+    d: &[f32; ACC],
+    gc: u64,
+    row0: u32,
+    col0: u32,
+    lane: u32,
+) {
+    const {
+        assert!(
+            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
+        )
+    };
+    if ACC == 128 {
+        // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
+        store_pairs_transposed_n256::<O>(p, d, gc, row0, col0, lane);
+    } else if ACC == 96 {
+        // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
+        store_pairs_transposed_n192::<O>(p, d, gc, row0, col0, lane);
+    } else if ACC == 72 {
+        // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 72]>() };
+        store_pairs_transposed_n144::<O>(p, d, gc, row0, col0, lane);
+    } else if ACC == 64 {
+        // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
+        store_pairs_transposed_n128::<O>(p, d, gc, row0, col0, lane);
+    } else {
+        // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch.
+        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 32]>() };
+        store_pairs_transposed_n64::<O>(p, d, gc, row0, col0, lane);
+    }
+}
+
+/// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators, `$name_t`,
+/// [`store_rows_transposed`] of them, and `$name_p`, [`store_pairs_transposed`] of them: the bodies unrolled over the
 /// `$acc / 4` blocks of 8 columns `$j` (f32 output) and the `$acc / 8` pairs of blocks `$j2`
 /// (16-bit output). One body for every width, each with literal loop bounds: one body generic over
 /// `ACC` with a guard per unrolled block (`4·j < ACC`) changed the code of the `m64n256` writer, and
@@ -158,7 +221,83 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
 /// optimized apart before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX
 /// identity").
 macro_rules! store_rows_fn {
-    ($name:ident, $name_t:ident, $acc:literal, [$($j:literal),*], [$($j2:literal),*]) => {
+    (
+        $name:ident, $name_t:ident, $name_p:ident, $acc:literal, [$($j:literal),*],
+        [$($j2:literal),*]
+    ) => {
+        /// [`store_pairs_transposed`] of `[f32; $acc]` accumulators.
+        ///
+        /// # Safety
+        /// As [`store_pairs_transposed`].
+        #[inline(always)]
+        unsafe fn $name_p<O: OutputElem>(
+            p: &GemmParams,
+            d: &[f32; $acc],
+            gc: u64,
+            row0: u32,
+            col0: u32,
+            lane: u32,
+        ) {
+            let beta_zero = p.flags & flags::BETA_ZERO != 0;
+            let q = lane % 4;
+            if !O::IS_F32 && beta_zero {
+                // the warp's 16 rows start `g` = lane / 4 rows above the thread's first
+                let (g, rows) = (lane / 4, row0 - lane / 4);
+                unroll!(j2 in [$($j2),*] {
+                    // word b: block (j, h) = (2·j2 + b / 2, b % 2) transposed, rows 8h + 2q, +1
+                    // of column 8j + g
+                    let mut x: [u32; 4] = core::array::from_fn(|b| {
+                        let i = 4 * (2 * j2 as usize + (b >> 1)) + 2 * (b & 1);
+                        transpose_b16(O::pack(d[i] * p.alpha, d[i + 1] * p.alpha))
+                    });
+                    // M[lane][block] → M[block][lane], as in the row writer
+                    quad_swap::<2>(&mut x, q);
+                    quad_swap::<1>(&mut x, q);
+                    // now x[w] is rows 2w, 2w + 1 of block q: 8 rows of one column
+                    let (row, col) = (rows + 8 * (q & 1), col0 + 8 * (2 * j2 + (q >> 1)) + g);
+                    // tile rows row..row + 8 of column col are C's row col, columns row..row + 8
+                    let addr = gc.wrapping_add((col as u64 * p.ldc + row as u64) * 2);
+                    if row >= p.m || col >= p.n {
+                        // nothing of this piece in range
+                    } else if row + 8 <= p.m {
+                        st_global_v4_u32(addr, x);
+                    } else {
+                        unroll!(e in [0, 1, 2, 3, 4, 5, 6, 7] {
+                            if row + e < p.m {
+                                let w = x[(e / 2) as usize] >> (16 * (e % 2));
+                                st_global_u16(addr + u64::from(e) * 2, w as u16);
+                            }
+                        });
+                    }
+                });
+                return;
+            }
+            // this lane holds the odd row of its pair (lane ^ 4 the even one)
+            let odd = lane & 4 != 0;
+            // unrolled: `d` must stay in registers
+            unroll!(j in [$($j),*] {
+                unroll!(h in [0, 1] {
+                    let i = 4 * j as usize + 2 * h as usize;
+                    // (row, c), (row, c + 1) of this lane's row, c = col0 + 8j + 2q
+                    let (y0, y1) = (d[i] * p.alpha, d[i + 1] * p.alpha);
+                    // the even row's lane keeps column c and sends c + 1; the odd row's the reverse
+                    let sent = if odd { y0 } else { y1 };
+                    let got = f32::from_bits(shfl_xor::<4>(sent.to_bits()));
+                    let row = row0 + 8 * h - u32::from(odd);
+                    let (col, lo, hi) = if odd {
+                        (col0 + 8 * j + 2 * q + 1, got, y1)
+                    } else {
+                        (col0 + 8 * j + 2 * q, y0, got)
+                    };
+                    // tile elements (row, col), (row + 1, col) are C's (col, row), (col, row + 1)
+                    if row < p.m && col < p.n {
+                        let addr = gc.wrapping_add((col as u64 * p.ldc + row as u64) * O::BYTES);
+                        store_pair::<O>(p, addr, lo, hi, row + 2 <= p.m, beta_zero, true);
+                    }
+                });
+            });
+        }
+
         /// [`store_rows_transposed`] of `[f32; $acc]` accumulators.
         ///
         /// # Safety
@@ -319,6 +458,7 @@ macro_rules! store_rows_fn {
 store_rows_fn!(
     store_rows_n256,
     store_rows_transposed_n256,
+    store_pairs_transposed_n256,
     128,
     [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
@@ -329,6 +469,7 @@ store_rows_fn!(
 store_rows_fn!(
     store_rows_n192,
     store_rows_transposed_n192,
+    store_pairs_transposed_n192,
     96,
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23],
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
@@ -336,6 +477,7 @@ store_rows_fn!(
 store_rows_fn!(
     store_rows_n144,
     store_rows_transposed_n144,
+    store_pairs_transposed_n144,
     72,
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
     [0, 1, 2, 3, 4, 5, 6, 7, 8]
@@ -343,6 +485,7 @@ store_rows_fn!(
 store_rows_fn!(
     store_rows_n128,
     store_rows_transposed_n128,
+    store_pairs_transposed_n128,
     64,
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
     [0, 1, 2, 3, 4, 5, 6, 7]
@@ -350,6 +493,7 @@ store_rows_fn!(
 store_rows_fn!(
     store_rows_n64,
     store_rows_transposed_n64,
+    store_pairs_transposed_n64,
     32,
     [0, 1, 2, 3, 4, 5, 6, 7],
     [0, 1, 2, 3]

@@ -32,7 +32,7 @@ use {
     crate::epilogue::{
         fragment::store_pairs,
         tma_store,
-        wgmma::{store_rows, store_rows_transposed},
+        wgmma::{store_pairs_transposed, store_rows, store_rows_transposed},
         OutputElem,
     },
     crate::params::{flags, GemmParams},
@@ -115,7 +115,7 @@ pub unsafe fn gemm<
     };
     // B's MN-major boxes are 64 columns wide: a width that is not a multiple of 64 reads a
     // K-major B (`nt`, `tt`) through the TMA copy
-    const { assert!(BN.is_multiple_of(64) || (TRANS_B && !LDG && !REG_A && !SWAP_AB)) };
+    const { assert!(BN.is_multiple_of(64) || (TRANS_B && !LDG && !REG_A)) };
     // ping-pong: 64-row tiles of TMA-fed consumers, each a whole tile, no shared k-tiles
     const { assert!(!PING_PONG || (BM == CONSUMER_ROWS && !LDG && !REG_A)) };
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
@@ -190,8 +190,9 @@ unsafe fn gemm_with_accumulators<
     // register-sourced A: an M-major TF32 A, with TMA (the case the staged transpose serves)
     // (f32 output: `store_rows` is the only writer that takes its permuted rows)
     const { assert!(!REG_A || (TRANS_A && !T::MN_MAJOR_OK && !LDG && O::IS_F32)) };
-    // swapped: a tile of Cᵀ with the permuted rows of register-sourced A, stored transposed
-    const { assert!(!SWAP_AB || REG_A) };
+    // swapped: a tile of Cᵀ, stored transposed from registers: the permuted rows of
+    // register-sourced A (f32 output), or the TMA-fed consumers' rows of a 128-row tile
+    const { assert!(!SWAP_AB || REG_A || (!LDG && !PING_PONG)) };
     // staged operands: MN-major ones the wgmma form cannot read (A unless read into registers)
     let stage_a = TRANS_A && !T::MN_MAJOR_OK && !REG_A;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
@@ -446,9 +447,10 @@ unsafe fn gemm_with_accumulators<
         };
         // C through shared memory and TMA bulk copies (`beta == 0`, C suits TMA: the host's
         // `flags::TMA_STORE_C`), except from the permuted rows of register-sourced A and from
-        // shares that are not whole chunks (`m64n144`)
+        // shares that are not whole chunks (`m64n144`), nor a swapped tile (of Cᵀ)
         let tma_store = !LDG
             && !REG_A
+            && !SWAP_AB
             && whole_c_chunks(consumer_cols(BM, BN, PING_PONG), O::BYTES as u32)
             && p.flags & flags::TMA_STORE_C != 0;
         let mut d = [0.0f32; ACC];
@@ -584,8 +586,10 @@ unsafe fn gemm_with_accumulators<
                 let map_c = || maps() + 256;
                 let bufs = (c_bufs(c), c_buffers);
                 tma_store::store_tile::<O, ACC>(&d, p.alpha, map_c, bufs, 1 + c, t, at);
-            } else if SWAP_AB {
+            } else if SWAP_AB && REG_A {
                 store_rows_transposed::<ACC>(p, &d, gc, row0, col0, t % 32);
+            } else if SWAP_AB {
+                store_pairs_transposed::<O, ACC>(p, &d, gc, row0, col0, t % 32);
             } else if aligned_c && (O::IS_F32 || p.flags & flags::BETA_ZERO != 0) {
                 if REG_A {
                     store_rows::<O, ACC, 1>(p, &d, gc, row0, col0, t % 4);
