@@ -224,7 +224,8 @@ pub(crate) fn full_fill_percent(spec: &KernelSpec, p: &Problem) -> u32 {
 /// session 48): the 284 calls of 192–1024 rows and 256–1024 columns at most 512 deep whose pick
 /// moved, all from the 16-row `mma.sync` tile (unsplit) to the 64×64 ping-pong tile (33–66 tiles),
 /// 1.18× by geomean (ours / cuBLAS 0.81 → 0.92); `nn`/`nt`/`tt` 1.00–1.74× (512³ `nt` 16.9 →
-/// 28.3 TFLOPS), `tn` 1.06–1.10× at 512 deep but 0.99–1.02× at 256 and 0.94–0.97× at 128. Deeper
+/// 28.3 TFLOPS), `tn` 1.06–1.10× at 512 deep but 0.99–1.02× at 256 and 0.94–0.97× at 128; with
+/// `tn` from 257 deep, the 240 calls that move 1.22× (0.998–1.736). Deeper
 /// calls split K on the other tiles (512×512×2048: the 64×64 ping-pong tile forced 0.66–0.91×);
 /// under a quarter of a wave (256³: 16 tiles) the `mma.sync` tile keeps them.
 fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {

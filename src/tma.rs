@@ -190,12 +190,13 @@ fn encode_3d(
 
 /// Whether the consumers of `spec` store C by TMA for `p` (the parameters as the kernel reads
 /// them): a TMA-fed body whose consumers hold unpermuted rows of C (not the register-sourced A
-/// family, nor a swapped tile of Cᵀ, nor the thread copies) in whole chunks of 128 bytes of columns (not `m64n144`), `beta == 0`
-/// (a bulk copy cannot add `beta·C`), and C where TMA can write it: base, `ldc` and batch stride
-/// in bytes multiples of 16 (the TMA kernels' dispatch rule asks as much, the f32 slices of a
-/// split along K have it too), each under 2⁴⁰, and rows of a whole number of 16-byte pieces (`n`
-/// elements): a bulk store writes whole 16-byte pieces of a row, past `n` where `n` ends inside
-/// one (seen on the H200: f32 C, `n` = 507, column 507 written).
+/// family, nor a swapped tile of Cᵀ, nor the thread copies) in whole chunks of 128 bytes of
+/// columns (not `m64n144`), `beta == 0` (a bulk copy cannot add `beta·C`), and C where TMA can
+/// write it: base, `ldc` and batch stride in bytes multiples of 16 (the TMA kernels' dispatch rule
+/// asks as much, the f32 slices of a split along K have it too), each under 2⁴⁰, and rows of a
+/// whole number of 16-byte pieces (`n` elements): a bulk store writes whole 16-byte pieces of a
+/// row, past `n` where `n` ends inside one (seen on the H200: f32 C, `n` = 507, column 507
+/// written).
 pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
     let eb = u64::from(spec.output.bytes());
     let fits = |bytes: u64| bytes % 16 == 0 && bytes < 1 << 40;

@@ -84,7 +84,8 @@ fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
 
 /// Whether `p` is a single product whose tiles of the ping-pong kernel `spec` fill one wave of
 /// `sm_count` SMs at least 90% (and no more; with more than 64 rows and columns, [`thin`], at least
-/// its [`full_fill_percent`](super::full_fill_percent): half, a quarter for TF32): there that
+/// its [`full_fill_percent`](super::full_fill_percent): half, a quarter for TF32 at most 512
+/// deep): there that
 /// ping-pong tile (of a math [`single_product_math`] admits) is a
 /// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
 /// cut along K), where the cooperative tiles' half as many items of twice the size leave half the

@@ -316,8 +316,8 @@ const FILLED_PERCENT: u32 = 50;
 /// count; none where staged it would run on an sm_80 kernel or on fewer SMs, latency-bound on few
 /// tiles too, so the flop rates alone weigh the two. H200: aligned twins on the sm_80 tiles at
 /// 0.64–0.83× the unstaged time on 33³ to 501³; staged onto the TF32 64×64 ping-pong tile from a
-/// quarter of a wave (33–64 tiles, 255–501 deep, every layout) 0.54–0.80× the unstaged speed,
-/// the copies (about 13 µs) costing more than the aligned twin's 1.5× faster kernel saves
+/// quarter of a wave (40–65 tiles, 255–501 deep, every layout) 0.53–0.80× the unstaged speed,
+/// the copies (about 13 µs) costing more than the aligned twin's 1.35× faster kernel saves
 /// (docs/hopper-log.md, session 49).
 fn narrow_32_floor(
     problem: &Problem,

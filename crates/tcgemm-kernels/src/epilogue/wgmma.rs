@@ -211,11 +211,12 @@ pub unsafe fn store_pairs_transposed<O: OutputElem, const ACC: usize>(
 }
 
 /// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators, `$name_t`,
-/// [`store_rows_transposed`] of them, and `$name_p`, [`store_pairs_transposed`] of them: the bodies unrolled over the
-/// `$acc / 4` blocks of 8 columns `$j` (f32 output) and the `$acc / 8` pairs of blocks `$j2`
-/// (16-bit output). One body for every width, each with literal loop bounds: one body generic over
-/// `ACC` with a guard per unrolled block (`4·j < ACC`) changed the code of the `m64n256` writer, and
-/// so did choosing the width through a trait method instead of the branch in [`store_rows`].
+/// [`store_rows_transposed`] of them, and `$name_p`, [`store_pairs_transposed`] of them: the
+/// bodies unrolled over the `$acc / 4` blocks of 8 columns `$j` (f32 output) and the `$acc / 8`
+/// pairs of blocks `$j2` (16-bit output). One body for every width, each with literal loop
+/// bounds: one body generic over `ACC` with a guard per unrolled block (`4·j < ACC`) changed the
+/// code of the `m64n256` writer, and so did choosing the width through a trait method instead of
+/// the branch in [`store_rows`].
 ///
 /// The body is one function of more than 80 lines on purpose: split into calls, its parts are
 /// optimized apart before they are inlined and the PTX changes (docs/ARCHITECTURE.md, "PTX
