@@ -211,10 +211,15 @@ pub(crate) fn fill_tier(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSpl
 pub(crate) fn full_fill_percent(spec: &KernelSpec, p: &Problem) -> u32 {
     match spec.family {
         Family::TmaPingPong if quarter_wave_ping_pong(spec, p) => 25,
-        f if f.persistent() => 50,
+        f if f.persistent() => PERSISTENT_FILL_PERCENT,
         _ => 75,
     }
 }
+
+/// The fill from which a persistent (`wgmma`) kernel counts as filling the SMs
+/// ([`full_fill_percent`]); the staging model counts a staged call at its flop rates from it too
+/// (`staging::model::narrow_32_floor`).
+pub(crate) const PERSISTENT_FILL_PERCENT: u32 = 50;
 
 /// Whether the ping-pong kernel `spec` fills the SMs for `p` from a quarter of a wave
 /// ([`full_fill_percent`]): TF32, `k` at most 512, and in `tn` (A and B MN-major, both transposed

@@ -305,14 +305,10 @@ impl Dispatched {
     }
 }
 
-/// Percent of the SMs a persistent kernel keeps busy from which [`narrow_32_floor`] counts a
-/// staged call on it at the model's flop rates: half, the fill from which dispatch counts those
-/// kernels as filling the SMs ([`dispatch::full_fill_percent`]).
-const FILLED_PERCENT: u32 = 50;
-
 /// The direct time's floor of a TF32 call with an unaligned A or B: its copies on the kernel it
 /// runs unstaged ([`Dispatched::copy_time`]) where staged it would run on a persistent (`wgmma`)
-/// kernel keeping at least [`FILLED_PERCENT`] of the SMs busy, whose speed the model's flop rates
+/// kernel keeping at least [`dispatch::PERSISTENT_FILL_PERCENT`] of the SMs busy (half: the fill
+/// from which dispatch counts such kernels as filling them), whose speed the model's flop rates
 /// count; none where staged it would run on an sm_80 kernel or on fewer SMs, latency-bound on few
 /// tiles too, so the flop rates alone weigh the two. H200: aligned twins on the sm_80 tiles at
 /// 0.64–0.83× the unstaged time on 33³ to 501³; staged onto the TF32 64×64 ping-pong tile from a
@@ -327,7 +323,7 @@ fn narrow_32_floor(
     let staged = staging.problem(problem, None).ok();
     let onto_wgmma = staged
         .and_then(|s| dispatched(&s))
-        .is_some_and(|d| d.spec.family.persistent() && d.fill >= FILLED_PERCENT);
+        .is_some_and(|d| d.spec.family.persistent() && d.fill >= dispatch::PERSISTENT_FILL_PERCENT);
     if !onto_wgmma {
         return 0.0;
     }

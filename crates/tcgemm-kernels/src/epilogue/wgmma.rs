@@ -58,6 +58,45 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
     });
 }
 
+/// Calls the writer of the `wgmma` width `ACC` has, `$n256` (`m64n256`, 128 accumulators),
+/// `$n192` (96), `$n144` (72), `$n128` (64) or `$n64` (32), with `$p`, `$d: &[f32; ACC]` seen as
+/// that width's array, then `$args`; `ACC` is the const generic of the function the macro is
+/// expanded in (as `warp::wgmma`'s `by_width!` for the mainloop's accumulators).
+macro_rules! writer_by_width {
+    (
+        $p:expr, $d:ident, $n256:expr, $n192:expr, $n144:expr, $n128:expr, $n64:expr,
+        $($args:expr),+
+    ) => {{
+        const {
+            assert!(
+                ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
+                "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
+            )
+        };
+        if ACC == 128 {
+            // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
+            let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 128]>() };
+            $n256($p, d, $($args),+)
+        } else if ACC == 96 {
+            // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
+            let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 96]>() };
+            $n192($p, d, $($args),+)
+        } else if ACC == 72 {
+            // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
+            let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 72]>() };
+            $n144($p, d, $($args),+)
+        } else if ACC == 64 {
+            // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
+            let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 64]>() };
+            $n128($p, d, $($args),+)
+        } else {
+            // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch.
+            let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 32]>() };
+            $n64($p, d, $($args),+)
+        }
+    }};
+}
+
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
 /// 128 (`m64n256`), 96 (`m64n192`), 72 (`m64n144`), 64 (`m64n128`) or 32 (`m64n64`); rows
 /// `row0`, `row0 + ROW_STEP`, columns `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32
@@ -76,33 +115,19 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
     col0: u32,
     q: u32,
 ) {
-    const {
-        assert!(
-            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
-        )
-    };
-    if ACC == 128 {
-        // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
-        store_rows_n256::<O, ROW_STEP>(p, d, gc, row0, col0, q);
-    } else if ACC == 96 {
-        // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
-        store_rows_n192::<O, ROW_STEP>(p, d, gc, row0, col0, q);
-    } else if ACC == 72 {
-        // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 72]>() };
-        store_rows_n144::<O, ROW_STEP>(p, d, gc, row0, col0, q);
-    } else if ACC == 64 {
-        // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
-        store_rows_n128::<O, ROW_STEP>(p, d, gc, row0, col0, q);
-    } else {
-        // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 32]>() };
-        store_rows_n64::<O, ROW_STEP>(p, d, gc, row0, col0, q);
-    }
+    writer_by_width!(
+        p,
+        d,
+        store_rows_n256::<O, ROW_STEP>,
+        store_rows_n192::<O, ROW_STEP>,
+        store_rows_n144::<O, ROW_STEP>,
+        store_rows_n128::<O, ROW_STEP>,
+        store_rows_n64::<O, ROW_STEP>,
+        gc,
+        row0,
+        col0,
+        q
+    );
 }
 
 /// Stores `C = alpha·tᵀ (+ beta·C)` for a tile `t` of `Cᵀ` (f32 output) whose rows `row0`,
@@ -125,33 +150,19 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
     col0: u32,
     lane: u32,
 ) {
-    const {
-        assert!(
-            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
-        )
-    };
-    if ACC == 128 {
-        // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
-        store_rows_transposed_n256(p, d, gc, row0, col0, lane);
-    } else if ACC == 96 {
-        // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
-        store_rows_transposed_n192(p, d, gc, row0, col0, lane);
-    } else if ACC == 72 {
-        // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 72]>() };
-        store_rows_transposed_n144(p, d, gc, row0, col0, lane);
-    } else if ACC == 64 {
-        // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
-        store_rows_transposed_n128(p, d, gc, row0, col0, lane);
-    } else {
-        // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 32]>() };
-        store_rows_transposed_n64(p, d, gc, row0, col0, lane);
-    }
+    writer_by_width!(
+        p,
+        d,
+        store_rows_transposed_n256,
+        store_rows_transposed_n192,
+        store_rows_transposed_n144,
+        store_rows_transposed_n128,
+        store_rows_transposed_n64,
+        gc,
+        row0,
+        col0,
+        lane
+    );
 }
 
 /// Stores `C = alpha·tᵀ (+ beta·C)` for a tile `t` of `Cᵀ` whose rows `row0` (`16w + g` of the
@@ -181,33 +192,19 @@ pub unsafe fn store_pairs_transposed<O: OutputElem, const ACC: usize>(
     col0: u32,
     lane: u32,
 ) {
-    const {
-        assert!(
-            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
-        )
-    };
-    if ACC == 128 {
-        // SAFETY: `[f32; ACC]` is `[f32; 128]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 128]>() };
-        store_pairs_transposed_n256::<O>(p, d, gc, row0, col0, lane);
-    } else if ACC == 96 {
-        // SAFETY: `[f32; ACC]` is `[f32; 96]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 96]>() };
-        store_pairs_transposed_n192::<O>(p, d, gc, row0, col0, lane);
-    } else if ACC == 72 {
-        // SAFETY: `[f32; ACC]` is `[f32; 72]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 72]>() };
-        store_pairs_transposed_n144::<O>(p, d, gc, row0, col0, lane);
-    } else if ACC == 64 {
-        // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 64]>() };
-        store_pairs_transposed_n128::<O>(p, d, gc, row0, col0, lane);
-    } else {
-        // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch.
-        let d = unsafe { &*(d as *const [f32; ACC]).cast::<[f32; 32]>() };
-        store_pairs_transposed_n64::<O>(p, d, gc, row0, col0, lane);
-    }
+    writer_by_width!(
+        p,
+        d,
+        store_pairs_transposed_n256::<O>,
+        store_pairs_transposed_n192::<O>,
+        store_pairs_transposed_n144::<O>,
+        store_pairs_transposed_n128::<O>,
+        store_pairs_transposed_n64::<O>,
+        gc,
+        row0,
+        col0,
+        lane
+    );
 }
 
 /// Defines `$name`, [`store_rows`] of `[f32; $acc]` accumulators, `$name_t`,
