@@ -395,10 +395,11 @@ pub(crate) fn select<'a>(
             .iter()
             .any(|&(s, _)| s.family == Family::TmaPingPong && s.math == m)
     };
+    let paired = |alone: &KernelSpec| candidates.iter().any(|&(s, _)| pairs_of(s, alone));
     let candidates: Vec<(&KernelSpec, KSplit)> = candidates
         .iter()
         .copied()
-        .filter(|&(s, _)| admits(s, p, sm_count, ping_pong))
+        .filter(|&(s, _)| admits(s, p, sm_count, ping_pong, paired))
         .collect();
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
     // persistent kernels that pad as much or more are out
@@ -563,7 +564,7 @@ pub(crate) mod cost;
 pub(crate) mod rates;
 
 mod admission;
-pub(crate) use admission::{admits, streams, thin};
+pub(crate) use admission::{admits, pairs_of, streams, thin};
 
 #[cfg(test)]
 mod error_tests;

@@ -145,7 +145,9 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     // rest (see `# Safety`).
     unsafe {
         if plan.split.cluster {
-            launch_clusters(func, plan, stream, &mut args)?;
+            launch_clusters(func, plan, plan.split.slices, stream, &mut args)?;
+        } else if plan.kernel.family.cluster() > 1 {
+            launch_clusters(func, plan, plan.kernel.family.cluster(), stream, &mut args)?;
         } else {
             result::launch_kernel(
                 func.cu_function(),
@@ -229,20 +231,22 @@ fn cluster_config(
     }
 }
 
-/// `cuLaunchKernelEx` of `plan` in thread-block clusters of `plan.split.slices` CTAs along x
-/// (a split within clusters, [`Split::cluster`](crate::Split::cluster)).
+/// `cuLaunchKernelEx` of `plan` in thread-block clusters of `size` CTAs along x: the slices of a
+/// split within clusters ([`Split::cluster`](crate::Split::cluster)), or a family's clusters
+/// ([`Family::cluster`](tcgemm_kernels::config::Family::cluster)).
 ///
 /// # Safety
 /// As [`launch`], with `args` its argument array; the driver has `cuLaunchKernelEx`
-/// (`driver::launches_clusters`) and `plan.grid.0` is a multiple of the slices.
+/// (`driver::launches_clusters`) and `plan.grid.0` is a multiple of `size`.
 unsafe fn launch_clusters(
     func: &CudaFunction,
     plan: &Plan,
+    size: u32,
     stream: CUstream,
     args: &mut [*mut core::ffi::c_void],
 ) -> Result<()> {
     use cudarc::driver::sys;
-    let mut attr = cluster_attribute(plan.split.slices);
+    let mut attr = cluster_attribute(size);
     let config = cluster_config(plan.grid, plan.block, plan.smem_bytes, stream, &mut attr);
     // SAFETY: `config` and `attr` outlive the call, which copies them; the rest is the caller's
     // contract (as `result::launch_kernel` in `launch`).

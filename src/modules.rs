@@ -191,6 +191,12 @@ fn load_function(
         }
         Err(e) => return Err(e.into()),
     };
+    if k.family.cluster() > 1 && !crate::driver::launches_clusters() {
+        return Ok(Err(
+            "runs in thread-block clusters, which this CUDA driver cannot launch (no cuLaunchKernelEx)"
+                .to_string(),
+        ));
+    }
     if k.smem_bytes > DEFAULT_SMEM_LIMIT {
         if k.smem_bytes > caps.max_smem_per_block_optin {
             return Ok(Err(format!(

@@ -4,7 +4,7 @@ use crate::error::{invalid, Error, Result};
 use crate::problem::Problem;
 use crate::splitk::{self, Split};
 use crate::staging::Staged;
-use tcgemm_kernels::config::{KernelSpec, KERNELS};
+use tcgemm_kernels::config::{GemmShape, KernelSpec, KERNELS};
 
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`](crate::Context::plan),
 /// [`Context::plan_for`](crate::Context::plan_for) and by [`Context::gemm`](crate::Context::gemm)
@@ -92,9 +92,14 @@ impl Plan {
             ));
         }
         if kernel.family.persistent() {
-            let work = problem.work_items(kernel.c_tile());
+            // clusters of `size` CTAs (`Family::cluster`) take work units of `size` tiles stacked
+            // along the tile's rows, one cluster per unit up to the SMs
+            let size = kernel.family.cluster();
+            let tile = kernel.c_tile();
+            let unit = GemmShape::new(tile.m * size, tile.n, tile.k);
+            let work = problem.work_items(unit);
             // ≤ sm_count, so it fits u32
-            let ctas = work.min(u64::from(sm_count.max(1))) as u32;
+            let ctas = work.min(u64::from((sm_count / size).max(1))) as u32 * size;
             return Ok(Plan::with_grid(kernel, (ctas, 1, 1), kernel.smem_bytes).unsplit(g.k));
         }
         // Batch item z = ctaid.y + ctaid.z·nctaid.y: y up to 65535, z for the rest (the kernels
@@ -138,6 +143,10 @@ impl Plan {
         loaded: impl Fn(&KernelSpec) -> bool,
         resident_clusters: impl Fn(u32) -> u32,
     ) -> Plan {
+        // (a kernel of clusters has no split: its clusters are its work units' CTAs)
+        if self.kernel.family.cluster() > 1 {
+            return self;
+        }
         let Some(twin) = splitk::f32_twin(self.kernel, KERNELS).filter(|t| loaded(t)) else {
             return self;
         };

@@ -315,6 +315,32 @@ pub(crate) fn tma_reads_ab(problem: &Problem) -> bool {
         .all(|op| check_tma_reads(op, problem.gemm().batch).is_ok())
 }
 
+/// Whether TMA would read A or B of `problem` (which it can read, [`tma_reads_ab`]) off 32-byte
+/// sectors ([`off_sectors`]): where the TMA tiles alone run at about 0.72 of their speed on rows
+/// that start on sectors (the staging model's `OFF_SECTORS`), and the tiles in pairs sharing B
+/// ([`Family::TmaPairs`]) do not.
+pub(crate) fn tma_reads_off_sectors(problem: &Problem) -> bool {
+    let batch = problem.gemm().batch;
+    tma_reads_ab(problem)
+        && [problem.a(), problem.b()]
+            .into_iter()
+            .any(|op| off_sectors(op, batch))
+}
+
+/// Bytes a row, base or batch item of an A or B must start on for TMA to read it at full speed.
+const SECTOR: u64 = 32;
+
+/// Whether TMA would read input `op` of a call with `batch` items off 32-byte sectors: 16-byte
+/// aligned (so TMA takes it), but its rows, base or batch items do not start on sectors.
+pub(crate) fn off_sectors(op: &OperandLayout, batch: usize) -> bool {
+    let bytes = u64::from(op.elem.bytes());
+    let on = |x: u64| x % SECTOR == 0;
+    // a distance too large to count in bytes is left alone (counted as on sectors)
+    let apart_on = |elems: usize| (elems as u64).checked_mul(bytes).is_none_or(on);
+    let sectors = apart_on(op.ld) && op.base.is_none_or(on) && (batch <= 1 || apart_on(op.stride));
+    op.operand != Operand::C && op.alignment.all() && !sectors
+}
+
 /// TMA can read the input operand `op` of a call with `batch` items: aligned, and strides a tensor
 /// map can hold.
 fn check_tma_reads(op: &OperandLayout, batch: usize) -> Result<(), Reason> {

@@ -60,7 +60,9 @@ impl OperandMap {
         let (base, ld, stride, rows, box_rows, mn_major) = if a {
             (p.a, p.lda, p.stride_a, p.m, spec.block.m, trans_a)
         } else {
-            (p.b, p.ldb, p.stride_b, p.n, spec.block.n, !trans_b)
+            // (a pair of CTAs loads half of a K-major B's rows each, `Family::TmaPairs`)
+            let box_n = spec.block.n / spec.family.cluster();
+            (p.b, p.ldb, p.stride_b, p.n, box_n, !trans_b)
         };
         let staged = tma_staged(spec, a);
         let k = u64::from(p.k.max(1));
@@ -204,7 +206,7 @@ pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
     let share = consumer_cols(spec.block.m, spec.block.n, ping_pong);
     matches!(
         spec.family,
-        Family::TmaWarpSpecialized | Family::TmaPingPong
+        Family::TmaWarpSpecialized | Family::TmaPingPong | Family::TmaPairs
     ) && !spec.swaps_ab()
         && whole_c_chunks(share, spec.output.bytes())
         && p.flags & flags::BETA_ZERO != 0
@@ -359,7 +361,8 @@ mod tests {
         {
             let (a, b) = (OperandMap::of(&p, nt, true), OperandMap::of(&p, nt, false));
             assert!(!a.mn_major && !b.mn_major, "{}", nt.name);
-            // one box of the tile's rows, one 128-byte swizzle row of k
+            // one box of the tile's rows, one 128-byte swizzle row of k; B's rows split between
+            // the CTAs of a pair (`Family::TmaPairs`), each loading its half into both
             assert_eq!(
                 (a.box_rows, a.box_k),
                 (nt.block.m, nt.block.k),
@@ -367,7 +370,7 @@ mod tests {
                 nt.name
             );
             assert_eq!(
-                (b.box_rows, b.box_k),
+                (b.box_rows * nt.family.cluster(), b.box_k),
                 (nt.block.n, nt.block.k),
                 "{}",
                 nt.name

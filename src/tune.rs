@@ -89,7 +89,12 @@ pub fn prior(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> u
             .iter()
             .any(|s| s.family == Family::TmaPingPong && s.math == m && can_implement(s, p).is_ok())
     };
-    if !admits(spec, p, Some(sm_count), ping_pong) {
+    let paired = |alone: &KernelSpec| {
+        KERNELS
+            .iter()
+            .any(|s| crate::dispatch::pairs_of(s, alone) && can_implement(s, p).is_ok())
+    };
+    if !admits(spec, p, Some(sm_count), ping_pong, paired) {
         return 0;
     }
     let cut = KSplit {
@@ -109,11 +114,21 @@ pub fn prior(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> u
 /// ```
 pub fn table_rate(spec: &KernelSpec) -> Option<u8> {
     let table = crate::dispatch::rates::RATES;
-    let i = table
-        .binary_search_by(|(name, _)| (*name).cmp(spec.name))
-        .ok()?;
-    Some(table[i].1)
+    let rate = |name: &str| {
+        let i = table.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        Some(table[i].1)
+    };
+    // a kernel of clusters the table does not list runs at its tile's rate alone (the pairs
+    // sharing B ran 0.99–1.02× the tiles alone on aligned 4096³ and 8192³ calls,
+    // docs/hopper-log.md, session 50)
+    rate(spec.name).or_else(|| match spec.family.cluster() {
+        1 => None,
+        _ => rate(spec.name.strip_suffix(CLUSTER_SUFFIX)?),
+    })
 }
+
+/// How the name of a kernel of clusters (`Family::cluster`) ends: its tile alone's name, then this.
+const CLUSTER_SUFFIX: &str = "_x2";
 
 /// One timed call of one kernel.
 #[derive(Clone, Copy, Debug)]

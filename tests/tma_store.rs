@@ -24,7 +24,7 @@ fn stores_c_by_tma(spec: &KernelSpec) -> bool {
     spec.role() == Role::Gemm
         && matches!(
             spec.family,
-            Family::TmaWarpSpecialized | Family::TmaPingPong
+            Family::TmaWarpSpecialized | Family::TmaPingPong | Family::TmaPairs
         )
 }
 

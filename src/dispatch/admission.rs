@@ -2,29 +2,35 @@
 //! and ping-pong tiles only where they serve it ([`admits`]).
 
 use crate::problem::Problem;
-use crate::rules::tma_reads_ab;
+use crate::rules::{tma_reads_ab, tma_reads_off_sectors};
 use tcgemm_kernels::config::{Family, KernelSpec, Math};
 
 use super::sixteen_bit;
 
 /// Whether [`select`](super::select) takes `spec`, which can implement `p`, as a candidate for
-/// `p` by its family (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate):
+/// `p` by its family (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate;
+/// `paired`: whether the pairs kernel of a tile ([`pairs_of`]) is one):
 /// - thread copies ([`Family::LdgWarpSpecialized`]) only where TMA cannot read A or B
 ///   ([`tma_reads_ab`]);
 /// - stream kernels only where they read what the others cannot ([`streams`]);
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
-///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits.
+///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits;
+/// - tiles in pairs sharing B ([`Family::TmaPairs`]) where TMA would read A or B off 32-byte
+///   sectors ([`tma_reads_off_sectors`]), and there in place of the same tiles alone.
 pub(crate) fn admits(
     spec: &KernelSpec,
     p: &Problem,
     sm_count: Option<u32>,
     ping_pong: impl Fn(Math) -> bool,
+    paired: impl Fn(&KernelSpec) -> bool,
 ) -> bool {
     let short = short_items(p);
     match spec.family {
         Family::LdgWarpSpecialized => !tma_reads_ab(p),
         Family::CudaCoreStream => streams(spec, p),
+        Family::TmaPairs => tma_reads_off_sectors(p),
+        Family::TmaWarpSpecialized if tma_reads_off_sectors(p) && paired(spec) => false,
         Family::TmaPingPong => {
             short
                 || (single_product_math(spec, p)
@@ -33,6 +39,17 @@ pub(crate) fn admits(
         f if f.needs_tma() => !(short && ping_pong(spec.math)),
         _ => true,
     }
+}
+
+/// Whether `pairs` is the kernel of tile `alone` in pairs of CTAs sharing B ([`Family::TmaPairs`]):
+/// the same block, stages, types and layout.
+pub(crate) fn pairs_of(pairs: &KernelSpec, alone: &KernelSpec) -> bool {
+    pairs.family == Family::TmaPairs
+        && alone.family == Family::TmaWarpSpecialized
+        && (pairs.block, pairs.stages) == (alone.block, alone.stages)
+        && (pairs.input, pairs.output, pairs.math) == (alone.input, alone.output, alone.math)
+        && (pairs.trans_a, pairs.trans_b) == (alone.trans_a, alone.trans_b)
+        && pairs.swaps_ab() == alone.swaps_ab()
 }
 
 /// Whether the stream kernel `spec` is a candidate for `p`: a call of at most its tile's rows (each

@@ -414,3 +414,54 @@ fn k_major_b_takes_128x144_tiles_where_they_fill_a_wave() {
         }
     }
 }
+
+#[test]
+fn rows_off_sectors_go_to_tiles_in_pairs() {
+    // (family, block m, block n) of dispatch's pick on 132 SMs, every kernel usable
+    let pick = |g: Gemm, input: Elem, output: Elem| {
+        let p = problem(&g, input, output, false);
+        let cut = |s: &KernelSpec| KSplit {
+            slices: 1,
+            stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+        };
+        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+        (s.family, s.block.m, s.block.n)
+    };
+    for (input, output) in [
+        (Elem::F16, Elem::F16),
+        (Elem::Bf16, Elem::Bf16),
+        (Elem::F16, Elem::F32),
+        (Elem::Bf16, Elem::F32),
+    ] {
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let g = |n: usize, ld: usize| {
+                Gemm::new(n, n, n)
+                    .trans_a(ta)
+                    .trans_b(tb)
+                    .lda(ld)
+                    .ldb(ld)
+                    .ldc(ld)
+            };
+            // 3000 elements, 6000-byte rows: 16 bytes off 32-byte sectors, the tile dispatch
+            // takes alone on 3008-element rows in pairs (H200 f16 3000³ `nt`: 128×192 alone 468
+            // TFLOPS, in pairs 614; docs/hopper-log.md, session 50)
+            let alone = pick(g(3008, 3008), input, output);
+            assert_eq!(alone.0, Family::TmaWarpSpecialized, "{input:?} {ta} {tb}");
+            let paired = pick(g(3000, 3000), input, output);
+            assert_eq!(
+                paired,
+                (Family::TmaPairs, alone.1, alone.2),
+                "{input:?} {ta} {tb}"
+            );
+            // 4096³ on 4104-element rows: the 128×256 tile in pairs
+            let paired = pick(g(4096, 4104), input, output);
+            assert_eq!(paired, (Family::TmaPairs, 128, 256), "{input:?} {ta} {tb}");
+        }
+    }
+    // TF32 has no pairs: its rows off sectors are staged (`staging::choose`)
+    let g = Gemm::new(4096, 4096, 4096)
+        .lda(4100)
+        .ldb(4100)
+        .precision(Precision::Tf32);
+    assert_ne!(pick(g, Elem::F32, Elem::F32).0, Family::TmaPairs);
+}

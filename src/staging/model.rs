@@ -12,6 +12,7 @@ use crate::calls::{self, Cuts};
 use crate::dispatch;
 use crate::gemm::Precision;
 use crate::problem::{Operand, OperandLayout, Problem};
+use crate::rules::{off_sectors, tma_reads_off_sectors};
 use tcgemm_kernels::config::{Family, KernelSpec, Math, KERNELS};
 use tcgemm_kernels::utility::copy_rows;
 
@@ -89,20 +90,6 @@ fn misaligned(op: &OperandLayout) -> bool {
 /// 289 against 421 packed and 411 at `ld` 4104; docs/hopper-log.md, "Rows off 32-byte sectors").
 const OFF_SECTORS: f64 = 0.72;
 
-/// Bytes a row, base or batch item of an A or B must start on for TMA to read it at full speed.
-const SECTOR: u64 = 32;
-
-/// Whether TMA would read input `op` of a call with `batch` items off 32-byte sectors: 16-byte
-/// aligned (so TMA takes it), but its rows, base or batch items do not start on sectors.
-fn off_sectors(op: &OperandLayout, batch: usize) -> bool {
-    let bytes = u64::from(op.elem.bytes());
-    let on = |x: u64| x % SECTOR == 0;
-    // a distance too large to count in bytes is left alone (counted as on sectors)
-    let apart_on = |elems: usize| (elems as u64).checked_mul(bytes).is_none_or(on);
-    let sectors = apart_on(op.ld) && op.base.is_none_or(on) && (batch <= 1 || apart_on(op.stride));
-    op.operand != Operand::C && op.alignment.all() && !sectors
-}
-
 /// Whether `problem` runs on a stream kernel ([`Family::CudaCoreStream`],
 /// [`dispatch::streams`]): A or B not 16-byte aligned, at most as many
 /// rows as the tallest one's tile of its input, a precision that accepts FFMA. Those kernels
@@ -150,9 +137,11 @@ pub(crate) fn exact_instead(problem: &Problem) -> Option<Problem> {
 /// (`hopper`) or not, within `limit` bytes of staging buffer: every operand that is not 16-byte
 /// aligned, and on Hopper an A or B that TMA would read off 32-byte sectors ([`off_sectors`]).
 /// `None` when the call runs as it is: nothing to stage, no product (`k == 0` or `alpha == 0`),
-/// FFMA, a call the stream kernels take ([`streamed`]), or copies that would cost more than they
-/// save (the module comment). `dispatched`: how dispatch runs a problem (asked only for a TF32 call
-/// with an unaligned A or B, of it and of its staged twin).
+/// FFMA, a call the stream kernels take ([`streamed`]), a call whose only misfits are rows off
+/// sectors that dispatch runs on tiles in pairs sharing B ([`Family::TmaPairs`], which read them
+/// at full speed), or copies that would cost more than they save (the module comment).
+/// `dispatched`: how dispatch runs a problem (asked of a call with A or B off sectors, and of a
+/// TF32 call with an unaligned A or B and of its staged twin).
 pub(crate) fn choose(
     problem: &Problem,
     hopper: bool,
@@ -162,8 +151,14 @@ pub(crate) fn choose(
     let (a, b, c) = (problem.a(), problem.b(), problem.c());
     let g = problem.gemm();
     let ab_misaligned = misaligned(a) || misaligned(b);
-    // rows off 32-byte sectors slow TMA only (sm_80's cp.async is not measured to care)
-    let off = |op: &OperandLayout| hopper && off_sectors(op, g.batch);
+    // rows off 32-byte sectors slow TMA only (sm_80's cp.async is not measured to care), and the
+    // tiles alone: not the pairs sharing B, which dispatch runs such a call on where it can
+    let paired = || {
+        tma_reads_off_sectors(problem)
+            && dispatched(problem).is_some_and(|d| d.spec.family == Family::TmaPairs)
+    };
+    let paired = hopper && paired();
+    let off = |op: &OperandLayout| hopper && !paired && off_sectors(op, g.batch);
     let staged = Staged {
         a: misaligned(a) || off(a),
         b: misaligned(b) || off(b),

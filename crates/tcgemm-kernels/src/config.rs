@@ -154,6 +154,14 @@ pub enum Family {
     /// both. For many short work units (small batched items, small k). No stream-K. Needs TMA's
     /// alignment.
     TmaPingPong,
+    /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body (128-row tiles) in
+    /// thread-block clusters of two CTAs along x, each work unit two tiles one above the other
+    /// that read the same columns of B: each CTA loads its own A and half of B's stage, which TMA
+    /// multicasts into both (`.multicast::cluster`), so a CTA reads `BM + BN / 2` rows per k-tile
+    /// from L2 instead of `BM + BN`. A stage is refilled once both CTAs' consumers have released
+    /// it (one arrival per consumer warp on each CTA's barrier). No stream-K. Needs TMA's
+    /// alignment.
+    TmaPairs,
     /// sm_90a: the [`TmaWarpSpecialized`](Family::TmaWarpSpecialized) body with a producer
     /// warpgroup that copies the operands by threads (`ld.global` into registers, then
     /// `st.shared` into the same 128-byte-swizzled stages), persistent. Any alignment of A and B
@@ -199,6 +207,7 @@ impl Family {
             Family::TmaWarpSpecialized
             | Family::TmaRegisterA
             | Family::TmaPingPong
+            | Family::TmaPairs
             | Family::LdgWarpSpecialized => Target::Sm90a,
             _ => Target::Sm80,
         }
@@ -219,9 +228,10 @@ impl Family {
     /// The kernel's single by-value argument.
     pub const fn params(self) -> ParamsKind {
         match self {
-            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::TmaPingPong => {
-                ParamsKind::Tma
-            }
+            Family::TmaWarpSpecialized
+            | Family::TmaRegisterA
+            | Family::TmaPingPong
+            | Family::TmaPairs => ParamsKind::Tma,
             Family::Ceiling => ParamsKind::Ceiling,
             Family::Convert => ParamsKind::Convert,
             Family::CopyRows => ParamsKind::Copy,
@@ -237,6 +247,7 @@ impl Family {
             Family::TmaWarpSpecialized
                 | Family::TmaRegisterA
                 | Family::TmaPingPong
+                | Family::TmaPairs
                 | Family::LdgWarpSpecialized
         )
     }
@@ -246,8 +257,20 @@ impl Family {
     pub const fn needs_tma(self) -> bool {
         matches!(
             self,
-            Family::TmaWarpSpecialized | Family::TmaRegisterA | Family::TmaPingPong
+            Family::TmaWarpSpecialized
+                | Family::TmaRegisterA
+                | Family::TmaPingPong
+                | Family::TmaPairs
         )
+    }
+
+    /// CTAs per thread-block cluster of the family's launches (1: no clusters; a split within
+    /// clusters sets its own).
+    pub const fn cluster(self) -> u32 {
+        match self {
+            Family::TmaPairs => 2,
+            _ => 1,
+        }
     }
 }
 
@@ -395,6 +418,7 @@ impl KernelSpec {
     /// ```
     pub const fn streams_k(&self) -> bool {
         self.family.persistent()
+            && self.family.cluster() == 1
             && crate::threadblock::tma_warp_specialized::shares_k_tiles(
                 matches!(self.family, Family::LdgWarpSpecialized),
                 matches!(self.family, Family::TmaRegisterA),

@@ -32,6 +32,19 @@ pub unsafe fn arrive(addr: u32) {
     asm!("mbarrier.arrive.shared::cta.b64 _, [{0}];", in(reg32) addr, options(nostack));
 }
 
+/// `mbarrier.arrive.shared::cluster.b64 _, [addr];` — one arrival on a barrier of another CTA of
+/// the cluster (`addr` from [`map_shared`](crate::arch::cluster::map_shared)), release at CTA
+/// scope as CUTLASS's cluster pipelines arrive (cluster scope measured about 1 µs per arrival,
+/// docs/hopper-log.md, session 29).
+///
+/// # Safety
+/// `addr` must be a cluster address of an initialized barrier, in a CTA that is running, whose
+/// current phase still expects this arrival.
+#[inline(always)]
+pub unsafe fn arrive_cluster(addr: u32) {
+    asm!("mbarrier.arrive.shared::cluster.b64 _, [{0}];", in(reg32) addr, options(nostack));
+}
+
 /// `mbarrier.arrive.expect_tx.shared::cta.b64 _, [addr], bytes;` — one arrival that also announces
 /// `bytes` of asynchronous transactions (TMA copies) the phase must wait for.
 ///

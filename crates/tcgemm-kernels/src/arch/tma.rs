@@ -21,6 +21,29 @@ pub unsafe fn global_to_shared_3d(dst: u32, tmap: u64, c0: u32, c1: u32, c2: u32
     );
 }
 
+/// [`global_to_shared_3d`] multicast: the box lands at shared address `dst` of every CTA of the
+/// cluster whose rank's bit is set in `mask`, each signalling its own barrier at address `mbar`
+/// (`.multicast::cluster`).
+///
+/// # Safety
+/// As [`global_to_shared_3d`], in every CTA of `mask`: launched as a cluster holding them, each
+/// running with the same shared layout, its barrier at `mbar` expecting these bytes, and the
+/// destination free in each (their consumers have released it).
+#[inline(always)]
+pub unsafe fn global_to_shared_3d_multicast(
+    dst: u32,
+    tmap: u64,
+    (c0, c1, c2): (u32, u32, u32),
+    mbar: u32,
+    mask: u16,
+) {
+    asm!(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{0}], [{1}, {{{2}, {3}, {4}}}], [{5}], {6};",
+        in(reg32) dst, in(reg64) tmap, in(reg32) c0, in(reg32) c1, in(reg32) c2, in(reg32) mbar,
+        in(reg16) mask, options(nostack)
+    );
+}
+
 /// `prefetch.tensormap [tmap];` — brings a tensor map into the descriptor cache.
 ///
 /// # Safety

@@ -130,6 +130,13 @@ macro_rules! kernel_name {
             $crate::catalog::rules::precision!(suffix $prec), "_tma_pp"
         )
     };
+    (TmaPairs $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
+        concat!(
+            $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
+            $bm, "x", $bn, "x", $bk, "_w", $wm, "x", $wn, "_s", $s,
+            $crate::catalog::rules::precision!(suffix $prec), "_tma_x2"
+        )
+    };
     (LdgWarpSpecialized $prec:ident $ly:ident, $bm:tt $bn:tt $bk:tt, $wm:tt $wn:tt, $s:tt) => {
         concat!(
             $crate::catalog::rules::precision!(prefix $prec), "_", stringify!($ly), "_",
@@ -219,6 +226,9 @@ macro_rules! body_rule {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };
     (TmaPingPong $p:ident => $f:ident($($a:expr),*)) => {
+        $crate::threadblock::tma_warp_specialized::$f($($a),*)
+    };
+    (TmaPairs $p:ident => $f:ident($($a:expr),*)) => {
         $crate::threadblock::tma_warp_specialized::$f($($a),*)
     };
     // (thread copies: the TMA body without buffers for storing C by TMA)

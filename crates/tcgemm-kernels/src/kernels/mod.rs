@@ -151,20 +151,28 @@ macro_rules! gemm_entry {
         };
     };
     (TmaWarpSpecialized $prec:ident, $name:expr, $spec:expr) => {
-        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, false);
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, false, false);
     };
     (TmaRegisterA $prec:ident, $name:expr, $spec:expr) => {
-        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, true, false);
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, true, false, false);
     };
     (TmaPingPong $prec:ident, $name:expr, $spec:expr) => {
-        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, true);
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, true, false);
+    };
+    (TmaPairs $prec:ident, $name:expr, $spec:expr) => {
+        $crate::kernels::gemm_entry!(@tma $prec, $name, $spec, false, false, true);
     };
     // A TMA entry; `$reg_a`: the consumers read A into registers (`config::Family::TmaRegisterA`);
-    // `$ping_pong`: they take whole tiles in turn (`config::Family::TmaPingPong`).
-    (@tma $prec:ident, $name:expr, $spec:expr, $reg_a:literal, $ping_pong:literal) => {
+    // `$ping_pong`: they take whole tiles in turn (`config::Family::TmaPingPong`); `$pairs`: CTAs
+    // in clusters of two share B's loads (`config::Family::TmaPairs`).
+    (
+        @tma $prec:ident, $name:expr, $spec:expr, $reg_a:literal, $ping_pong:literal,
+        $pairs:literal
+    ) => {
         #[cfg(target_feature = "sm_90a")]
         const _: () = {
-            /// A TMA kernel (`config::Family::TmaWarpSpecialized`, `TmaRegisterA` or `TmaPingPong`).
+            /// A TMA kernel (`config::Family::TmaWarpSpecialized`, `TmaRegisterA`, `TmaPingPong` or
+            /// `TmaPairs`).
             ///
             /// # Safety
             /// Launched only by the host crate with the launch shape of its `config::KERNELS`
@@ -187,7 +195,7 @@ macro_rules! gemm_entry {
                     maps
                 };
                 $crate::kernels::gemm_entry!(
-                    @warp_specialized $prec, $spec, false, $reg_a, $ping_pong, &p.p, maps
+                    @warp_specialized $prec, $spec, false, $reg_a, $ping_pong, $pairs, &p.p, maps
                 );
             }
         };
@@ -203,17 +211,18 @@ macro_rules! gemm_entry {
             #[export_name = $name]
             pub unsafe extern "ptx-kernel" fn entry(p: $crate::params::GemmParams) {
                 // the TMA body with its producer copying by threads (no tensor maps)
-                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, false, &p, || 0);
+                $crate::kernels::gemm_entry!(@warp_specialized $prec, $spec, true, false, false, false, &p, || 0);
             }
         };
     };
     // The warp-specialized body, persistent (it derives tile and batch item from its work index),
     // for both producers (`$ldg`: thread copies), both sources of A (`$reg_a`: registers) and
-    // both consumer schedules (`$ping_pong`: whole tiles in turn), with `$p` the `&GemmParams`
-    // and `$maps` the reader of the tensor maps' generic address.
+    // both consumer schedules (`$ping_pong`: whole tiles in turn), alone or in pairs sharing B
+    // (`$pairs`), with `$p` the `&GemmParams` and `$maps` the reader of the tensor maps' generic
+    // address.
     (
         @warp_specialized $prec:ident, $spec:expr, $ldg:literal, $reg_a:literal,
-        $ping_pong:literal, $p:expr, $maps:expr
+        $ping_pong:literal, $pairs:literal, $p:expr, $maps:expr
     ) => {{
         use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
         const S: $crate::config::KernelSpec = $spec;
@@ -229,6 +238,7 @@ macro_rules! gemm_entry {
             $reg_a,
             { S.swaps_ab() },
             $ping_pong,
+            $pairs,
         >($p, $maps, thread_idx_x(), block_idx_x(), grid_dim_x)
     }};
 }

@@ -25,7 +25,7 @@ use {
         raster::tile_of_block,
         stream_k::{add_partial, store_partial, Role, Schedule},
     },
-    crate::arch::cluster::sync_cluster,
+    crate::arch::cluster::{map_shared, sync_cluster},
     crate::arch::mbarrier,
     crate::arch::opaque::unhoisted,
     crate::arch::smem::base,
@@ -83,6 +83,7 @@ unsafe fn gemm_with_accumulators<
     const REG_A: bool,
     const SWAP_AB: bool,
     const PING_PONG: bool,
+    const PAIRS: bool,
     const ACC: usize,
     const N8: usize,
 >(
@@ -107,6 +108,11 @@ unsafe fn gemm_with_accumulators<
     // swapped: a tile of Cᵀ, stored transposed from registers: the permuted rows of
     // register-sourced A (f32 output), or the TMA-fed consumers' rows of a 128-row tile
     const { assert!(!SWAP_AB || REG_A || (!LDG && !PING_PONG)) };
+    // pairs: TMA-fed cooperative consumers of unswapped tiles, each CTA of a cluster of two along
+    // x taking one 128-row half of a `2·BM × BN` work unit (rank r: rows r·BM..), loading its own A
+    // and half of the B both read, multicast into both
+    const { assert!(!PAIRS || (!LDG && !REG_A && !PING_PONG && !SWAP_AB && BM == 2 * CONSUMER_ROWS)) };
+    let rank = if PAIRS { bid % 2 } else { 0 };
     // staged operands: MN-major ones the wgmma form cannot read (A unless read into registers)
     let stage_a = TRANS_A && !T::MN_MAJOR_OK && !REG_A;
     let stage_b = !TRANS_B && !T::MN_MAJOR_OK;
@@ -117,16 +123,23 @@ unsafe fn gemm_with_accumulators<
     // k ≥ 1: dispatch sends calls that do not read A and B (k = 0 or alpha = 0) to sm_80 kernels
     // k elements per k-tile: one 128-byte row
     let bk = ROW_BYTES / T::EB;
-    let (tiles_m, tiles_n) = p.tiles(BM, BN);
+    // (pairs: tile rows of the pairs' `2·BM`-row units)
+    let (tiles_m, tiles_n) = p.tiles(if PAIRS { 2 * BM } else { BM }, BN);
     let tiles = tiles_m * tiles_n;
     // work item w = z·tiles + tile; CTA `bid` takes w = bid, bid + grid, …, then its stream-K
     // piece (the host launches at most one CTA per SM and checks that tiles·batch fits 32 bits)
     let work = tiles * p.batch;
     let grid = grid_dim();
+    // pairs: cluster `bid / 2` takes the units a CTA of a grid of `grid / 2` would
+    let (grid, unit_bid) = if PAIRS {
+        (grid / 2, bid / 2)
+    } else {
+        (grid, bid)
+    };
     // split within clusters (kernels whose registers take the partials' adds): CTA w is k-slice
     // `w % batch` of tile `w / batch`
     let clustered =
-        shares_k_tiles(LDG, REG_A, PING_PONG, BN) && p.flags & flags::CLUSTER_SPLIT != 0;
+        !PAIRS && shares_k_tiles(LDG, REG_A, PING_PONG, BN) && p.flags & flags::CLUSTER_SPLIT != 0;
     let item = |w: u32| {
         let w = if clustered {
             (w % p.batch) * tiles + w / p.batch
@@ -134,10 +147,12 @@ unsafe fn gemm_with_accumulators<
             w
         };
         let z = w / tiles;
-        (
-            tile_of_block(w - z * tiles, tiles_m, tiles_n, p.group_m, BM, BN),
-            z,
-        )
+        let mut tile = tile_of_block(w - z * tiles, tiles_m, tiles_n, p.group_m, BM, BN);
+        if PAIRS {
+            // unit row u: tile rows 2u (rank 0) and 2u + 1 (rank 1)
+            tile.m0 = 2 * tile.m0 + rank * BM;
+        }
+        (tile, z)
     };
     let smem = (base() + 1023) & !1023;
     // the stages, each consumer's buffers for storing C by TMA (none under thread copies; computed
@@ -161,12 +176,12 @@ unsafe fn gemm_with_accumulators<
     let b_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES + Stage::<BM, BN>::A_BYTES;
     let ktiles = p.k.div_ceil(bk);
     // (no stream-K where the registers do not allow it: the schedule's state is then constant)
-    let sk_items = if shares_k_tiles(LDG, REG_A, PING_PONG, BN) {
+    let sk_items = if !PAIRS && shares_k_tiles(LDG, REG_A, PING_PONG, BN) {
         p.stream_k.items
     } else {
         0
     };
-    let sched = Schedule::new(work, ktiles, sk_items, grid, bid);
+    let sched = Schedule::new(work, ktiles, sk_items, grid, unit_bid);
     let wg = tid / 128;
 
     if tid == 0 {
@@ -182,12 +197,38 @@ unsafe fn gemm_with_accumulators<
             };
             mbarrier::init(full(s), arrivals);
             mbarrier::init(loaded(s), 1);
-            // every thread of the k-tile's consumers arrives once
-            mbarrier::init(empty(s), if PING_PONG { 128 } else { 256 });
+            // every thread of the k-tile's consumers arrives once; pairs: one thread of each
+            // consumer warp of both CTAs (a stage is refilled in both at once)
+            let consumers = if PAIRS {
+                2 * 8
+            } else if PING_PONG {
+                128
+            } else {
+                256
+            };
+            mbarrier::init(empty(s), consumers);
         }
         mbarrier::fence_init();
     }
-    sync_threads();
+    // pairs: the other CTA's copies and arrivals reach this one's barriers after their `init`
+    if PAIRS {
+        sync_cluster();
+    } else {
+        sync_threads();
+    }
+    // a consumer warpgroup's release of stage `s` (after its `wgmma`s that read it completed);
+    // pairs: lane 0 of each warp, on both CTAs' barriers (`%` as the body writes it elsewhere)
+    #[allow(clippy::manual_is_multiple_of)]
+    let release = |s: u32| {
+        if PAIRS {
+            if tid % 32 == 0 {
+                mbarrier::arrive(empty(s));
+                mbarrier::arrive_cluster(map_shared(empty(s), rank ^ 1));
+            }
+        } else {
+            mbarrier::arrive(empty(s));
+        }
+    };
 
     if wg == 0 {
         // the transposers hold a 32-word block row, thread copies two batches of 8 rows' loads:
@@ -290,13 +331,23 @@ unsafe fn gemm_with_accumulators<
                                 (b_tile(s) + j * TBLOCK * ROW_BYTES, tile.n0 + j * TBLOCK);
                             tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
                         }
+                    } else if PAIRS && TRANS_B {
+                        // half of the pair's K-major B rows (the map's box), into both CTAs
+                        let half = BN / 2;
+                        let (dst, n) = (b_tile(s) + rank * half * ROW_BYTES, tile.n0 + rank * half);
+                        tma::global_to_shared_3d_multicast(dst, map_b, (k0, n, zb), bar, 0b11);
                     } else if TRANS_B {
                         tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, bar);
                     } else {
-                        // N-major B: boxes of 64 n × 64 k
+                        // N-major B: boxes of 64 n × 64 k (pairs: every other one, into both CTAs)
                         for j in 0..BN / MN_BOX {
                             let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
-                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                            if !PAIRS {
+                                tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                            } else if j % 2 == rank {
+                                let at = (n, k0, zb);
+                                tma::global_to_shared_3d_multicast(dst, map_b, at, bar, 0b11);
+                            }
                         }
                     }
                     kt += 1;
@@ -410,7 +461,7 @@ unsafe fn gemm_with_accumulators<
                     // `wait_group::<1>` made ptxas serialize every `wgmma` (C7513).
                     wgmma::wait_group::<0>();
                     if it > first {
-                        mbarrier::arrive(empty((it - 1) % STAGES));
+                        release((it - 1) % STAGES);
                     }
                     let row = fragment_row((tid % 128) / 32, (tid % 32) / 4);
                     let a = load_k_tile(a0, row, tid % 4);
@@ -428,7 +479,7 @@ unsafe fn gemm_with_accumulators<
                     if at % ADD_SPAN == ADD_SPAN - 1 || it + 1 == end {
                         wgmma::wait_group::<0>();
                         if it > first {
-                            mbarrier::arrive(empty((it - 1) % STAGES));
+                            release((it - 1) % STAGES);
                         }
                         let mut j = 0;
                         while j < ACC {
@@ -438,7 +489,7 @@ unsafe fn gemm_with_accumulators<
                     } else {
                         wgmma::wait_group::<1>();
                         if it > first {
-                            mbarrier::arrive(empty((it - 1) % STAGES));
+                            release((it - 1) % STAGES);
                         }
                     }
                 } else {
@@ -446,14 +497,14 @@ unsafe fn gemm_with_accumulators<
                     // the previous k-tile's group has completed: its stage may be refilled
                     wgmma::wait_group::<1>();
                     if it > first {
-                        mbarrier::arrive(empty((it - 1) % STAGES));
+                        release((it - 1) % STAGES);
                     }
                 }
                 it += 1;
             }
             wgmma::wait_group::<0>();
             // the unit's last stage is free too: the producer may run ahead into the next unit
-            mbarrier::arrive(empty((it - 1) % STAGES));
+            release((it - 1) % STAGES);
             // ping-pong: the next unit's consumer may start waiting for its k-tiles
             if PING_PONG && sched.next(&mut { cur }).is_some() {
                 arrive_named(PING_PONG_ORDER + c, 256);
@@ -522,5 +573,9 @@ unsafe fn gemm_with_accumulators<
             // the bulk copies read this CTA's shared memory: complete before it ends
             tma_store::drain(tid % 128);
         }
+    }
+    if PAIRS {
+        // the other CTA's last arrivals on this one's barriers land before either ends
+        sync_cluster();
     }
 }

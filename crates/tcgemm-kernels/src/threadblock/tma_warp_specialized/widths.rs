@@ -29,6 +29,7 @@ pub unsafe fn gemm<
     const REG_A: bool,
     const SWAP_AB: bool,
     const PING_PONG: bool,
+    const PAIRS: bool,
 >(
     p: &GemmParams,
     maps: impl Fn() -> u64,
@@ -80,6 +81,7 @@ pub unsafe fn gemm<
                 REG_A,
                 SWAP_AB,
                 PING_PONG,
+                PAIRS,
                 { accumulators($w) },
                 { n8_blocks($w) },
             >(p, maps, tid, bid, grid_dim)
