@@ -111,7 +111,9 @@ unsafe fn gemm_with_accumulators<
     // pairs: TMA-fed cooperative consumers of unswapped tiles, each CTA of a cluster of two along
     // x taking one 128-row half of a `2·BM × BN` work unit (rank r: rows r·BM..), loading its own A
     // and half of the B both read, multicast into both
+    // (and no operand transposed in shared memory: B's halves go straight to the wgmma layout)
     const { assert!(!PAIRS || (!LDG && !REG_A && !PING_PONG && !SWAP_AB && BM == 2 * CONSUMER_ROWS)) };
+    const { assert!(!PAIRS || T::MN_MAJOR_OK || (!TRANS_A && TRANS_B)) };
     let rank = if PAIRS { bid % 2 } else { 0 };
     // staged operands: MN-major ones the wgmma form cannot read (A unless read into registers)
     let stage_a = TRANS_A && !T::MN_MAJOR_OK && !REG_A;
