@@ -3,7 +3,7 @@
 
 use crate::problem::Problem;
 use crate::rules::{tma_reads_ab, tma_reads_off_sectors};
-use tcgemm_kernels::config::{Family, KernelSpec, Math};
+use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
 
 use super::sixteen_bit;
 
@@ -16,8 +16,9 @@ use super::sixteen_bit;
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits;
-/// - tiles in pairs sharing B ([`Family::TmaPairs`]) where TMA would read A or B off 32-byte
-///   sectors ([`tma_reads_off_sectors`]), and there in place of the same tiles alone.
+/// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
+///   same tiles alone where TMA would read A or B off 32-byte sectors, beside them (ranked one
+///   above, so that the pairs take a call on equal time) on many waves.
 pub(crate) fn admits(
     spec: &KernelSpec,
     p: &Problem,
@@ -29,8 +30,8 @@ pub(crate) fn admits(
     match spec.family {
         Family::LdgWarpSpecialized => !tma_reads_ab(p),
         Family::CudaCoreStream => streams(spec, p),
-        Family::TmaPairs => tma_reads_off_sectors(p),
-        Family::TmaWarpSpecialized if tma_reads_off_sectors(p) && paired(spec) => false,
+        Family::TmaPairs => pairs_serve(spec, p, sm_count),
+        Family::TmaWarpSpecialized if paired(spec) && tma_reads_off_sectors(p) => false,
         Family::TmaPingPong => {
             short
                 || (single_product_math(spec, p)
@@ -40,6 +41,34 @@ pub(crate) fn admits(
         _ => true,
     }
 }
+
+/// Whether the tiles in pairs of CTAs sharing B `spec` ([`Family::TmaPairs`]) are candidates for
+/// `p`: where TMA would read A or B off 32-byte sectors ([`tma_reads_off_sectors`]; there L2
+/// bounds the tiles alone, and the pairs ran 1.22–1.31× them on 3000³ and 4096³ `+ld8`), or, on
+/// `sm_count` SMs, where their work units (two tiles each) fill at least [`PAIRS_WAVES`] waves of
+/// clusters of two, each unit at least [`PAIRS_KTILES`] k-tiles deep; the time model then weighs
+/// them against the tiles alone, streamed or not. H200, 16-bit, the 128×256 pairs against the
+/// tile alone, same run (docs/hopper-log.md, session 50): 1.003–1.029× on 6144³ (8.7 waves, 96
+/// k-tiles), 8192³ (15.5, 128), 8192×14336×4096 (27, 64), 4096×14336×4096 (13.6, 64) and
+/// 16384×4096² (15.5, 64); on fewer waves they lose where the tile alone shares its last wave out
+/// by stream-K (5120³, 6.1 waves, 0.91×; 3072³, 2.2 waves, 0.87×), which pairs cannot, and on 2
+/// k-tiles they ran 0.98–1.00× (16384²×128).
+pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
+    let waves = |sms: u32| {
+        let tile = spec.c_tile();
+        let units = p.work_items(GemmShape::new(2 * tile.m, tile.n, tile.k));
+        units >= PAIRS_WAVES * u64::from(sms / 2) && p.k_tiles(spec.block) >= PAIRS_KTILES
+    };
+    tma_reads_off_sectors(p) || sm_count.is_some_and(waves)
+}
+
+/// Waves of clusters of two from which the tiles in pairs run a call whose rows are on sectors
+/// ([`pairs_serve`]).
+pub(crate) const PAIRS_WAVES: u64 = 8;
+
+/// k-tiles per work unit from which the tiles in pairs run a call whose rows are on sectors
+/// ([`pairs_serve`]).
+pub(crate) const PAIRS_KTILES: u64 = 64;
 
 /// Whether `pairs` is the kernel of tile `alone` in pairs of CTAs sharing B ([`Family::TmaPairs`]):
 /// the same block, stages, types and layout.

@@ -417,7 +417,7 @@ mod tests {
             let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
             pick(g.precision(Precision::Tf32), Elem::F32, Elem::F32)
         };
-        use Family::{TmaRegisterA as Reg, TmaWarpSpecialized as Tma};
+        use Family::{TmaPairs as Pairs, TmaRegisterA as Reg, TmaWarpSpecialized as Tma};
         for size in [3000, 3072] {
             // register-A (`nn` swapped: 192×128 of C), `nt` on TMA: the 128×192 tiles
             assert_eq!(tf32(size, size, size, false, false), (Reg, 192, 128));
@@ -430,9 +430,16 @@ mod tests {
             assert_eq!(tf32(m, n, k, false, false), (Reg, 256, 128));
             assert_eq!(tf32(m, n, k, true, true), (Reg, 128, 256));
             assert_eq!(tf32(m, n, k, false, true), (Tma, 128, 256));
+            // 16-bit: in pairs from 8 waves of their units (`admission::pairs_serve`: 4096³ has
+            // 256 units of two tiles, under 8 waves of 66 clusters)
             let g = Gemm::new(m, n, k).trans_b(true);
-            assert_eq!(pick(g, Elem::F16, Elem::F16), (Tma, 128, 256));
-            assert_eq!(pick(g, Elem::Bf16, Elem::Bf16), (Tma, 128, 256));
+            let family = if m * n >= 8 * 66 * 2 * 128 * 256 {
+                Pairs
+            } else {
+                Tma
+            };
+            assert_eq!(pick(g, Elem::F16, Elem::F16), (family, 128, 256));
+            assert_eq!(pick(g, Elem::Bf16, Elem::Bf16), (family, 128, 256));
         }
         // 5120³ (800 items of 128×256, stream-K; 1080 of 128×192 unsplit, 9 waves): 128×256
         assert_eq!(tf32(5120, 5120, 5120, false, true), (Tma, 128, 256));

@@ -465,3 +465,30 @@ fn rows_off_sectors_go_to_tiles_in_pairs() {
         .precision(Precision::Tf32);
     assert_ne!(pick(g, Elem::F32, Elem::F32).0, Family::TmaPairs);
 }
+
+#[test]
+fn many_waves_of_deep_units_go_to_tiles_in_pairs() {
+    let pick = |g: Gemm| {
+        let p = problem(&g, Elem::F16, Elem::F16, false);
+        let cut = |s: &KernelSpec| KSplit {
+            slices: 1,
+            stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+        };
+        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+        (s.family, s.block.m, s.block.n)
+    };
+    // 8192³ (1024 units of two 128×256 tiles: 15.5 waves of 66 clusters, 128 k-tiles) and a
+    // prefill layer (8192×14336×4096: 1792 units, 64 k-tiles): the pairs
+    for g in [Gemm::new(8192, 8192, 8192), Gemm::new(8192, 14336, 4096)] {
+        assert_eq!(pick(g.trans_b(true)), (Family::TmaPairs, 128, 256), "{g:?}");
+    }
+    // 4096³ (256 units, 3.9 waves), 5120³ (400 units: the tile alone streamed), 8192²×128 (2
+    // k-tiles): the tiles alone
+    for g in [
+        Gemm::new(4096, 4096, 4096),
+        Gemm::new(5120, 5120, 5120),
+        Gemm::new(8192, 8192, 128),
+    ] {
+        assert_eq!(pick(g).0, Family::TmaWarpSpecialized, "{g:?}");
+    }
+}
