@@ -118,8 +118,8 @@ pub fn table_rate(spec: &KernelSpec) -> Option<u8> {
         let i = table.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
         Some(table[i].1)
     };
-    // a kernel of clusters the table does not list runs at its tile's rate alone (the pairs
-    // sharing B ran 0.99–1.02× the tiles alone on aligned 4096³ and 8192³ calls,
+    // a kernel of clusters the table does not list runs at its tile's rate alone (the 128×256
+    // pairs sharing B ran 0.99–1.03× the tile alone on unstreamed aligned calls from 4096³ up,
     // docs/hopper-log.md, session 50)
     rate(spec.name).or_else(|| match spec.family.cluster() {
         1 => None,

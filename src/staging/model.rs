@@ -153,11 +153,11 @@ pub(crate) fn choose(
     let ab_misaligned = misaligned(a) || misaligned(b);
     // rows off 32-byte sectors slow TMA only (sm_80's cp.async is not measured to care), and the
     // tiles alone: not the pairs sharing B, which dispatch runs such a call on where it can
-    let paired = || {
+    let runs_on_pairs = || {
         tma_reads_off_sectors(problem)
             && dispatched(problem).is_some_and(|d| d.spec.family == Family::TmaPairs)
     };
-    let paired = hopper && paired();
+    let paired = hopper && runs_on_pairs();
     let off = |op: &OperandLayout| hopper && !paired && off_sectors(op, g.batch);
     let staged = Staged {
         a: misaligned(a) || off(a),
