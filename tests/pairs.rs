@@ -55,14 +55,7 @@ fn run<I: TestElem, O: TestElem>(ctx: &Context, spec: &KernelSpec, rng: &mut Rng
         let paired = case.run_with(ctx, Some(spec.name));
         case.verify_on(spec.name, &paired, tol_kernel(spec, case.p.k));
         let single = case.run_with(ctx, Some(alone));
-        let differ = paired.iter().zip(&single).filter(|(x, y)| x != y).count();
-        assert_eq!(
-            differ,
-            0,
-            "{}: {differ} of {} elements of C differ from {alone}'s",
-            case.label,
-            paired.len()
-        );
+        assert_same_bits(&case.label, &paired, &single, alone);
     }
 }
 

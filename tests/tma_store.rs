@@ -75,18 +75,7 @@ fn run<I: TestElem, O: TestElem>(
         let by_tma = case.run_with(ctx, Some(spec.name));
         case.verify_on(spec.name, &by_tma, tol_kernel(spec, case.p.k));
         let from_registers = case.run_with(registers, Some(spec.name));
-        let differ = by_tma
-            .iter()
-            .zip(&from_registers)
-            .filter(|(x, y)| x != y)
-            .count();
-        assert_eq!(
-            differ,
-            0,
-            "{}: {differ} of {} elements of C differ between TMA and register stores",
-            case.label,
-            by_tma.len()
-        );
+        assert_same_bits(&case.label, &by_tma, &from_registers, "register stores");
     }
 }
 

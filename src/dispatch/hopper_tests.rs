@@ -415,18 +415,21 @@ fn k_major_b_takes_128x144_tiles_where_they_fill_a_wave() {
     }
 }
 
+/// Family and block (m, n) of dispatch's pick for `g` on 132 SMs, every kernel usable, each cut
+/// along K as a context with stream-K would cut it.
+fn family_pick(g: Gemm, input: Elem, output: Elem) -> (Family, u32, u32) {
+    let p = problem(&g, input, output, false);
+    let cut = |s: &KernelSpec| KSplit {
+        slices: 1,
+        stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+    };
+    let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+    (s.family, s.block.m, s.block.n)
+}
+
 #[test]
 fn rows_off_sectors_go_to_tiles_in_pairs() {
-    // (family, block m, block n) of dispatch's pick on 132 SMs, every kernel usable
-    let pick = |g: Gemm, input: Elem, output: Elem| {
-        let p = problem(&g, input, output, false);
-        let cut = |s: &KernelSpec| KSplit {
-            slices: 1,
-            stream_k: crate::streamk::choose(s, &p, 132).is_some(),
-        };
-        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
-        (s.family, s.block.m, s.block.n)
-    };
+    let pick = family_pick;
     for (input, output) in [
         (Elem::F16, Elem::F16),
         (Elem::Bf16, Elem::Bf16),
@@ -468,15 +471,7 @@ fn rows_off_sectors_go_to_tiles_in_pairs() {
 
 #[test]
 fn many_waves_of_deep_units_go_to_tiles_in_pairs() {
-    let pick = |g: Gemm| {
-        let p = problem(&g, Elem::F16, Elem::F16, false);
-        let cut = |s: &KernelSpec| KSplit {
-            slices: 1,
-            stream_k: crate::streamk::choose(s, &p, 132).is_some(),
-        };
-        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
-        (s.family, s.block.m, s.block.n)
-    };
+    let pick = |g: Gemm| family_pick(g, Elem::F16, Elem::F16);
     // 8192³ (1024 units of two 128×256 tiles: 15.5 waves of 66 clusters, 128 k-tiles) and a
     // prefill layer (8192×14336×4096: 1792 units, 64 k-tiles): the pairs
     for g in [Gemm::new(8192, 8192, 8192), Gemm::new(8192, 14336, 4096)] {

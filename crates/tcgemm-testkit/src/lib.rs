@@ -78,4 +78,4 @@ pub use timer::{median, Timer};
 pub use tolerance::{
     tol_16, tol_acc16, tol_f32_acc, tol_fp32, tol_kernel, tol_out, tol_tf32x3, TOL_TF32_FRO, U_TF32,
 };
-pub use verify::{tf32_entry_errors, Report};
+pub use verify::{assert_same_bits, tf32_entry_errors, Report};

@@ -238,3 +238,20 @@ pub fn tf32_entry_errors(case: &Case<f32, f32>, out: &[u32]) -> Result<(), Strin
     }
     Ok(())
 }
+
+/// Fails unless `got` and `want`, C of one case from two runs, are equal bit for bit: the check of
+/// a path that must reproduce another exactly (C stored by TMA against register stores, tiles in
+/// pairs against the tile alone). `label` names the case, `want_from` the run `want` came from.
+///
+/// ```
+/// tcgemm_testkit::assert_same_bits("1×2×3 f32", &[1u32, 2], &[1u32, 2], "the tile alone");
+/// ```
+pub fn assert_same_bits<B: PartialEq>(label: &str, got: &[B], want: &[B], want_from: &str) {
+    let differ = got.iter().zip(want).filter(|(x, y)| x != y).count();
+    assert!(
+        got.len() == want.len() && differ == 0,
+        "{label}: {differ} of {} elements of C differ from {want_from}'s ({} elements)",
+        got.len(),
+        want.len()
+    );
+}
