@@ -4,7 +4,7 @@ use crate::error::{invalid, Error, Result};
 use crate::problem::Problem;
 use crate::splitk::{self, Split};
 use crate::staging::Staged;
-use tcgemm_kernels::config::{GemmShape, KernelSpec, KERNELS};
+use tcgemm_kernels::config::{KernelSpec, KERNELS};
 
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`](crate::Context::plan),
 /// [`Context::plan_for`](crate::Context::plan_for) and by [`Context::gemm`](crate::Context::gemm)
@@ -92,12 +92,10 @@ impl Plan {
             ));
         }
         if kernel.family.persistent() {
-            // clusters of `size` CTAs (`Family::cluster`) take work units of `size` tiles stacked
-            // along the tile's rows, one cluster per unit up to the SMs
+            // one CTA per work unit (`KernelSpec::unit_tile`), or one cluster of `size` CTAs
+            // (`Family::cluster`), up to the SMs
             let size = kernel.family.cluster();
-            let tile = kernel.c_tile();
-            let unit = GemmShape::new(tile.m * size, tile.n, tile.k);
-            let work = problem.work_items(unit);
+            let work = problem.work_items(kernel.unit_tile());
             // ≤ sm_count, so it fits u32
             let ctas = work.min(u64::from((sm_count / size).max(1))) as u32 * size;
             return Ok(Plan::with_grid(kernel, (ctas, 1, 1), kernel.smem_bytes).unsplit(g.k));

@@ -3,7 +3,7 @@
 
 use crate::problem::Problem;
 use crate::rules::{tma_reads_ab, tma_reads_off_sectors};
-use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
+use tcgemm_kernels::config::{Family, KernelSpec, Math};
 
 use super::sixteen_bit;
 
@@ -55,9 +55,9 @@ pub(crate) fn admits(
 /// k-tiles they ran 0.98–1.00× (16384²×128).
 pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
     let waves = |sms: u32| {
-        let tile = spec.c_tile();
-        let units = p.work_items(GemmShape::new(2 * tile.m, tile.n, tile.k));
-        units >= PAIRS_WAVES * u64::from(sms / 2) && p.k_tiles(spec.block) >= PAIRS_KTILES
+        let clusters = sms / spec.family.cluster();
+        p.work_items(spec.unit_tile()) >= PAIRS_WAVES * u64::from(clusters)
+            && p.k_tiles(spec.block) >= PAIRS_KTILES
     };
     tma_reads_off_sectors(p) || sm_count.is_some_and(waves)
 }

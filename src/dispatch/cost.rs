@@ -34,7 +34,7 @@
 
 use crate::problem::Problem;
 use crate::streamk::{self, PARTIAL_COST_KTILES};
-use tcgemm_kernels::config::{Family, GemmShape, KernelSpec};
+use tcgemm_kernels::config::{Family, KernelSpec};
 
 use super::KSplit;
 
@@ -76,14 +76,10 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if !spec.family.persistent() {
         return None;
     }
-    // a kernel of clusters of `size` CTAs (`Family::cluster`): work units of `size` tiles stacked
-    // along the tile's rows, one cluster of `size` SMs each
-    let size = spec.family.cluster();
-    let sms = u64::from((sms / size).max(1));
-    let tile = spec.c_tile();
-    let work = p
-        .work_items(GemmShape::new(tile.m * size, tile.n, tile.k))
-        .max(1);
+    // a kernel of clusters (`Family::cluster`): its work units (`KernelSpec::unit_tile`) on
+    // clusters of that many SMs
+    let sms = u64::from((sms / spec.family.cluster()).max(1));
+    let work = p.work_items(spec.unit_tile()).max(1);
     let ktiles = p.k_tiles(spec.block).max(1);
     if cut.stream_k {
         if let Some(items) = streamk::choose(spec, p, sms as u32) {

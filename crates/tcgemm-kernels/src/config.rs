@@ -437,6 +437,20 @@ impl KernelSpec {
             self.block
         }
     }
+
+    /// The part of the call's C one work unit covers: the [`c_tile`](Self::c_tile), or for a
+    /// kernel of clusters ([`Family::cluster`]) that many tiles stacked along its rows, one per
+    /// CTA of the cluster (`Family::TmaPairs`: two). Persistent launches count their work in units.
+    ///
+    /// ```
+    /// use tcgemm_kernels::config::find_kernel;
+    /// let pairs = find_kernel("f16_f16_nt_128x256x64_w64x256_s4_tma_x2").unwrap();
+    /// assert_eq!((pairs.unit_tile().m, pairs.unit_tile().n), (256, 256));
+    /// ```
+    pub const fn unit_tile(&self) -> GemmShape {
+        let tile = self.c_tile();
+        GemmShape::new(tile.m * self.family.cluster(), tile.n, tile.k)
+    }
 }
 
 /// Whether the body's operand A (`a`) or B of a TMA kernel ([`KernelSpec::body_layout`]: after
