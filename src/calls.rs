@@ -47,10 +47,6 @@ pub(crate) fn cut(
     cuts: Cuts,
     loaded: impl Fn(&KernelSpec) -> bool,
 ) -> KSplit {
-    // (a kernel of clusters is never cut: its clusters are its work units' CTAs, `Plan::split_k`)
-    if spec.family.cluster() > 1 {
-        return KSplit::NONE;
-    }
     if cuts.stream_k && streamk::choose(spec, problem, sms).is_some() {
         return KSplit {
             slices: 1,

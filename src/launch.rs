@@ -137,6 +137,12 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     check_block::<P>(plan)?;
     cuda.bind_to_thread()?;
     let mut args = [p as *const P as *mut core::ffi::c_void];
+    // CTAs per cluster: a split within clusters' slices, else the family's (1: no clusters)
+    let cluster = if plan.split.cluster {
+        plan.split.slices
+    } else {
+        plan.kernel.family.cluster()
+    };
     // SAFETY: the entry point takes exactly one by-value parameter of the kind its family declares,
     // which `P` is (checked above; each `ParamsBlock` is the `#[repr(C)]` struct shared with the
     // kernels crate, and `p` outlives the call, which copies it). The grid, block and shared memory
@@ -144,10 +150,8 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     // shared-memory limit was raised to `smem_bytes` when it was loaded. The caller guarantees the
     // rest (see `# Safety`).
     unsafe {
-        if plan.split.cluster {
-            launch_clusters(func, plan, plan.split.slices, stream, &mut args)?;
-        } else if plan.kernel.family.cluster() > 1 {
-            launch_clusters(func, plan, plan.kernel.family.cluster(), stream, &mut args)?;
+        if cluster > 1 {
+            launch_clusters(func, plan, cluster, stream, &mut args)?;
         } else {
             result::launch_kernel(
                 func.cu_function(),

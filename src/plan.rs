@@ -141,10 +141,6 @@ impl Plan {
         loaded: impl Fn(&KernelSpec) -> bool,
         resident_clusters: impl Fn(u32) -> u32,
     ) -> Plan {
-        // (a kernel of clusters has no split: its clusters are its work units' CTAs)
-        if self.kernel.family.cluster() > 1 {
-            return self;
-        }
         let Some(twin) = splitk::f32_twin(self.kernel, KERNELS).filter(|t| loaded(t)) else {
             return self;
         };

@@ -148,11 +148,16 @@ pub(crate) fn workspace_ld(n: u64) -> u64 {
 
 /// The f32-output twin of GEMM kernel `kernel` in `table`: itself when it writes f32, else the
 /// kernel of the same family, tile of C and warp tile, layout (swapped or not), input and
-/// instruction that writes f32, of the same depth and stages where the table has one.
+/// instruction that writes f32, of the same depth and stages where the table has one. `None` for
+/// a kernel of clusters ([`Family::cluster`](tcgemm_kernels::config::Family::cluster)): its
+/// clusters are its work units' CTAs, so it is never split along K.
 pub(crate) fn f32_twin<'t>(
     kernel: &'t KernelSpec,
     table: &'t [KernelSpec],
 ) -> Option<&'t KernelSpec> {
+    if kernel.family.cluster() > 1 {
+        return None;
+    }
     if kernel.output == Elem::F32 {
         return Some(kernel);
     }

@@ -74,17 +74,8 @@ fn pairs_match_their_tile_alone_bit_for_bit() {
         return;
     };
     let mut rng = Rng::for_test("pairs_match_their_tile_alone_bit_for_bit");
-    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
-    let kernels: Vec<_> = ctx
-        .kernels()
-        .into_iter()
-        .filter(|k| k.role() == Role::Gemm && k.family == Family::TmaPairs)
-        .filter(|k| kernel_filter_selects(k.name))
-        .collect();
-    assert!(
-        !kernels.is_empty() || !filter.is_empty(),
-        "a Hopper context with no pairs kernel loaded"
-    );
+    let pairs = |k: &KernelSpec| k.role() == Role::Gemm && k.family == Family::TmaPairs;
+    let kernels = selected_kernels(&ctx, pairs, "pairs");
     for spec in kernels {
         with_kernel_elems!(spec, run(&ctx, spec, &mut rng));
     }

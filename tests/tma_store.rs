@@ -90,16 +90,7 @@ fn tma_store_matches_register_stores_bit_for_bit() {
         return;
     };
     let mut rng = Rng::for_test("tma_store_matches_register_stores_bit_for_bit");
-    let filter = std::env::var("TCGEMM_KERNEL_FILTER").unwrap_or_default();
-    let kernels: Vec<_> = ctx
-        .kernels()
-        .into_iter()
-        .filter(|k| stores_c_by_tma(k) && kernel_filter_selects(k.name))
-        .collect();
-    assert!(
-        !kernels.is_empty() || !filter.is_empty(),
-        "a Hopper context with no kernel that stores C by TMA"
-    );
+    let kernels = selected_kernels(ctx, stores_c_by_tma, "TMA-storing");
     for spec in kernels {
         with_kernel_elems!(spec, run(ctx, &registers, spec, &mut rng));
     }

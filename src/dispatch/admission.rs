@@ -31,7 +31,7 @@ pub(crate) fn admits(
         Family::LdgWarpSpecialized => !tma_reads_ab(p),
         Family::CudaCoreStream => streams(spec, p),
         Family::TmaPairs => pairs_serve(spec, p, sm_count),
-        Family::TmaWarpSpecialized if paired(spec) && tma_reads_off_sectors(p) => false,
+        Family::TmaWarpSpecialized if tma_reads_off_sectors(p) && paired(spec) => false,
         Family::TmaPingPong => {
             short
                 || (single_product_math(spec, p)

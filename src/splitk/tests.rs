@@ -100,10 +100,10 @@ fn the_twin_comes_from_the_table() {
                 );
                 assert_eq!((t.trans_a, t.trans_b), (k.trans_a, k.trans_b));
             }
-            // only f16 accumulation has no f32-output kernel of its tile
-            None => assert_eq!(
-                k.math,
-                tcgemm_kernels::config::Math::MmaF16F16,
+            // only f16 accumulation has no f32-output kernel of its tile; kernels of clusters
+            // have no split at all
+            None => assert!(
+                k.math == tcgemm_kernels::config::Math::MmaF16F16 || k.family.cluster() > 1,
                 "{}",
                 k.name
             ),
@@ -510,4 +510,12 @@ fn cluster_split_takes_the_most_slices_that_fit_at_once() {
     // sm_80 kernels do not take clusters
     let sm80 = kernel("f16_f16_nn_64x64x32_w16x32_s4");
     assert_eq!(cluster_split(sm80, &p, 4, h200_clusters), None);
+}
+
+#[test]
+fn kernels_of_clusters_have_no_twin_and_never_split() {
+    for k in KERNELS.iter().filter(|k| k.family.cluster() > 1) {
+        assert!(f32_twin(k, KERNELS).is_none(), "{}", k.name);
+        assert!(!k.streams_k(), "{}", k.name);
+    }
 }

@@ -20,6 +20,32 @@ pub fn kernel_precision(spec: &KernelSpec) -> Precision {
     }
 }
 
+/// The kernels loaded on `ctx` that `keep` takes and `TCGEMM_KERNEL_FILTER` selects
+/// ([`kernel_filter_selects`]), for a test that runs each by name; fails, naming `what`, when
+/// none is and no filter is set (a test that ran no kernel would pass without testing).
+///
+/// ```no_run
+/// let ctx = tcgemm_testkit::gpu().unwrap();
+/// let pairs = tcgemm_testkit::selected_kernels(ctx, |k| k.family == tcgemm::Family::TmaPairs, "pairs");
+/// ```
+pub fn selected_kernels(
+    ctx: &Context,
+    keep: impl Fn(&KernelSpec) -> bool,
+    what: &str,
+) -> Vec<&'static KernelSpec> {
+    let kernels: Vec<_> = ctx
+        .kernels()
+        .into_iter()
+        .filter(|k| keep(k) && kernel_filter_selects(k.name))
+        .collect();
+    let filtered = std::env::var("TCGEMM_KERNEL_FILTER").is_ok_and(|f| !f.is_empty());
+    assert!(
+        !kernels.is_empty() || filtered,
+        "a context with no {what} kernel loaded"
+    );
+    kernels
+}
+
 /// Whether `TCGEMM_KERNEL_FILTER` selects the kernel called `name`: the variable is a
 /// comma-separated list of substrings and a name containing any of them is selected; unset or
 /// empty, every kernel is. The by-name tests read it, so that a sanitizer run can take one family

@@ -65,7 +65,9 @@ pub use elem::{bits_to_f64, TestElem};
 pub use errors::{
     assert_invalid, assert_unsupported, invalid_parts, required_lens_no_panic, validate_no_panic,
 };
-pub use kernels::{kernel_can_run, kernel_filter_selects, kernel_precision, runs_by_name};
+pub use kernels::{
+    kernel_can_run, kernel_filter_selects, kernel_precision, runs_by_name, selected_kernels,
+};
 pub use path::Path;
 pub use problem::{lay, Layout, Problem, TRANS};
 pub use reference::{
