@@ -28,10 +28,7 @@ fn shapes(spec: &KernelSpec) -> [(String, Problem); 4] {
     let tail = if spec.family.needs_tma() {
         // TMA kernels need 16-byte-aligned views, leading dimensions and batch strides (dispatch
         // sends other calls to the sm_80 kernels): pad each leading dimension past a multiple of 8
-        let pad = |x: usize| (8 - x % 8) % 8 + 8;
-        let (ca, cb) = (tail.a_cols(), tail.b_cols());
-        let n = tail.n;
-        tail.pad_ld(pad(ca), pad(cb), pad(n)).batched(2)
+        tail.pad_ld_for_tma().batched(2)
     } else {
         tail.pad_ld(1, 3, 1).offsets(1, 1, 1).batched(2)
     };
@@ -123,9 +120,7 @@ fn every_kernel_ping_pong_on_several_long_items_per_cta() {
             .scale(0.75, 0.5)
             .precision(kernel_precision(spec));
         // TMA reads 16-byte-aligned rows: each leading dimension padded past a multiple of 8
-        let pad = |x: usize| (8 - x % 8) % 8 + 8;
-        let (ca, cb, n) = (p.a_cols(), p.b_cols(), p.n);
-        let p = p.pad_ld(pad(ca), pad(cb), pad(n)).batched(3 * sms + 5);
+        let p = p.pad_ld_for_tma().batched(3 * sms + 5);
         with_kernel_elems!(spec, check(ctx, spec, "several long items", p, &mut rng));
     }
 }

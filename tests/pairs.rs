@@ -22,15 +22,13 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 3] {
         spec.block.k as usize,
     );
     let prec = kernel_precision(spec);
-    // TMA needs 16-byte-aligned leading dimensions and batch strides: pad past a multiple of 8
-    let pad = |x: usize| (8 - x % 8) % 8 + 8;
     // three tile rows: two pairs, the second's lower tile wholly below C; two tile columns
     let odd = Problem::new(3 * bm - 40, bn + 24, 7 * bk + 8)
         .trans(spec.trans_a, spec.trans_b)
         .scale(1.5, -0.5)
         .precision(prec);
-    let (ca, cb, n) = (odd.a_cols(), odd.b_cols(), odd.n);
-    let odd = odd.pad_ld(pad(ca), pad(cb), pad(n)).batched(2);
+    // (TMA needs 16-byte-aligned leading dimensions and batch strides)
+    let odd = odd.pad_ld_for_tma().batched(2);
     // 150 work units (one pair of tiles each) on at most 66 clusters of the H200
     let units = Problem::new(2 * bm, bn, 2 * bk + 8)
         .trans(spec.trans_a, spec.trans_b)

@@ -79,9 +79,7 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 2] {
         .trans(spec.trans_a, spec.trans_b)
         .scale(1.5, -0.5)
         .precision(prec);
-    let pad = |x: usize| (8 - x % 8) % 8 + 8;
-    let (ca, cb, n) = (one_wave.a_cols(), one_wave.b_cols(), one_wave.n);
-    let one_wave = one_wave.pad_ld(pad(ca), pad(cb), pad(n));
+    let one_wave = one_wave.pad_ld_for_tma();
     let waves = Problem::new(10 * tm, 15 * tn, 64 * bk)
         .trans(spec.trans_a, spec.trans_b)
         .batched(2)

@@ -37,14 +37,12 @@ fn shapes(spec: &KernelSpec) -> [(&'static str, Problem); 4] {
     let prec = kernel_precision(spec);
     // TMA needs 16-byte-aligned leading dimensions and batch strides: pad each one past a
     // multiple of 8 elements; two batch items
-    let pad = |x: usize| (8 - x % 8) % 8 + 8;
     let tail = |n: usize| {
         let p = Problem::new(bm + 3, n, 3 * bk + 1)
             .trans(spec.trans_a, spec.trans_b)
             .scale(1.5, 0.0)
             .precision(prec);
-        let (ca, cb, n) = (p.a_cols(), p.b_cols(), p.n);
-        p.pad_ld(pad(ca), pad(cb), pad(n)).batched(2)
+        p.pad_ld_for_tma().batched(2)
     };
     let edge = Problem::new(bm + bm / 2 + 8, bn + bn / 2 + 8, 8 * bk)
         .trans(spec.trans_a, spec.trans_b)

@@ -164,6 +164,20 @@ impl Problem {
         self
     }
 
+    /// Leading dimensions that TMA can map and that are not packed: each stored row padded past
+    /// the next multiple of 8 elements, plus 8 (16-byte-aligned rows, for any element width, of
+    /// every layout and every tail).
+    ///
+    /// ```
+    /// let p = tcgemm_testkit::Problem::new(131, 507, 193).pad_ld_for_tma();
+    /// assert_eq!((p.lda, p.ldb, p.ldc), (Some(208), Some(520), Some(520)));
+    /// ```
+    pub fn pad_ld_for_tma(self) -> Problem {
+        let pad = |x: usize| (8 - x % 8) % 8 + 8;
+        let (ca, cb, n) = (self.a_cols(), self.b_cols(), self.n);
+        self.pad_ld(pad(ca), pad(cb), pad(n))
+    }
+
     /// With `alpha` and `beta`.
     pub fn scale(mut self, alpha: f32, beta: f32) -> Problem {
         self.alpha = alpha;
