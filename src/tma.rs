@@ -191,33 +191,44 @@ fn encode_3d(
 }
 
 /// Whether the consumers of `spec` store C by TMA for `p` (the parameters as the kernel reads
-/// them): a TMA-fed body whose consumers hold unpermuted rows of C (not the register-sourced A
-/// family, nor a swapped tile of Cᵀ, nor the thread copies) in whole chunks of 128 bytes of
-/// columns (not `m64n144`), `beta == 0` (a bulk copy cannot add `beta·C`), and C where TMA can
-/// write it: base, `ldc` and batch stride in bytes multiples of 16 (the TMA kernels' dispatch rule
-/// asks as much, the f32 slices of a split along K have it too), each under 2⁴⁰, and rows of a
-/// whole number of 16-byte pieces (`n` elements): a bulk store writes whole 16-byte pieces of a
-/// row, past `n` where `n` ends inside one (seen on the H200: f32 C, `n` = 507, column 507
-/// written).
+/// them): a TMA-fed body whose consumers hold rows of C, or (register-sourced A) of a swapped tile
+/// of Cᵀ, whose writer transposes it (not the other swapped tiles, nor the thread copies), in
+/// whole chunks of 128 bytes of columns (not `m64n144`), `beta == 0` (a bulk copy cannot add
+/// `beta·C`), and C where TMA can write it: base, `ldc` and batch stride in bytes multiples of 16
+/// (the TMA kernels' dispatch rule asks as much, the f32 slices of a split along K have it too),
+/// each under 2⁴⁰, and rows of a whole number of 16-byte pieces ([`c_extent`]'s columns): a bulk
+/// store writes whole 16-byte pieces of a row, past the row's end where it ends inside one (seen
+/// on the H200: f32 C, `n` = 507, column 507 written).
 pub(crate) fn stores_c_by_tma(p: &GemmParams, spec: &KernelSpec) -> bool {
     let eb = u64::from(spec.output.bytes());
     let fits = |bytes: u64| bytes % 16 == 0 && bytes < 1 << 40;
     let ping_pong = spec.family == Family::TmaPingPong;
     let share = consumer_cols(spec.block.m, spec.block.n, ping_pong);
+    let (columns, _) = c_extent(p, spec);
     matches!(
         spec.family,
-        Family::TmaWarpSpecialized | Family::TmaPingPong | Family::TmaPairs
-    ) && !spec.swaps_ab()
+        Family::TmaWarpSpecialized | Family::TmaPingPong | Family::TmaPairs | Family::TmaRegisterA
+    ) && (!spec.swaps_ab() || spec.family == Family::TmaRegisterA)
         && whole_c_chunks(share, spec.output.bytes())
         && p.flags & flags::BETA_ZERO != 0
         && p.c % 16 == 0
-        && (u64::from(p.n) * eb) % 16 == 0
+        && (u64::from(columns) * eb) % 16 == 0
         && fits(p.ldc * eb)
         && fits(p.stride_c * eb)
 }
 
-/// C's map for [`stores_c_by_tma`]: `(n, m, batch)`, boxes of 128 bytes of columns × 64 rows (a
-/// consumer's rows), 128-byte swizzle; a batch extent of 1 where C's items are not apart
+/// C's columns and rows from the parameters as `spec`'s kernel reads them: `(n, m)`, or `(m, n)`
+/// where it computes `Cᵀ` ([swapped](KernelSpec::swaps_ab) parameters).
+fn c_extent(p: &GemmParams, spec: &KernelSpec) -> (u32, u32) {
+    if spec.swaps_ab() {
+        (p.m, p.n)
+    } else {
+        (p.n, p.m)
+    }
+}
+
+/// C's map for [`stores_c_by_tma`]: `(columns, rows, batch)` of C ([`c_extent`]), boxes of 128
+/// bytes of columns × 64 rows, 128-byte swizzle; a batch extent of 1 where C's items are not apart
 /// (`stride_c == 0`: one batch item, or the k-slices of a cluster split, which store the same C),
 /// as the kernel then stores at batch coordinate 0.
 fn c_map(p: &GemmParams, spec: &KernelSpec) -> Result<TensorMap> {
@@ -227,14 +238,15 @@ fn c_map(p: &GemmParams, spec: &KernelSpec) -> Result<TensorMap> {
     } else {
         u64::from(p.batch)
     };
+    let (columns, rows) = c_extent(p, spec);
     let row_bytes = p.ldc * eb;
     // (a batch stride of 0 still needs a valid one: one past the last row)
     let batch_bytes = if p.stride_c == 0 {
-        row_bytes * u64::from(p.m)
+        row_bytes * u64::from(rows)
     } else {
         p.stride_c * eb
     };
-    let dims = [u64::from(p.n), u64::from(p.m), batch];
+    let dims = [u64::from(columns), u64::from(rows), batch];
     let boxes = [128 / spec.output.bytes(), 64, 1];
     encode_3d(
         data_type(spec.output),
@@ -486,9 +498,20 @@ mod tests {
         };
         assert!(stores_c_by_tma(&p, f16));
         assert!(stores_c_by_tma(&p, of(Family::TmaPingPong, Elem::F32)));
-        // register-sourced A (permuted rows), thread copies, and a consumer share that is not
-        // whole 128-byte chunks of C's map (128×144: 144 columns per consumer)
-        assert!(!stores_c_by_tma(&p, of(Family::TmaRegisterA, Elem::F32)));
+        // register-sourced A (its rows paired in the writer, a swapped tile of Cᵀ transposed);
+        // C's rows are `m` elements long there: a whole number of 16-byte pieces as well
+        let register_a = KERNELS.iter().filter(|k| k.family == Family::TmaRegisterA);
+        for k in register_a {
+            assert!(stores_c_by_tma(&p, k), "{}", k.name);
+            let odd_m = GemmParams { m: 101, ..p };
+            assert_eq!(stores_c_by_tma(&odd_m, k), !k.swaps_ab(), "{}", k.name);
+        }
+        // nor the other swapped tiles (16-bit `nn_swap`)
+        for k in KERNELS.iter().filter(|k| k.swap_ab) {
+            assert!(!stores_c_by_tma(&p, k), "{}", k.name);
+        }
+        // not the thread copies, nor a consumer share that is not whole 128-byte chunks of C's
+        // map (128×144: 144 columns per consumer)
         for k in KERNELS.iter().filter(|k| k.block.n == 144) {
             assert!(!stores_c_by_tma(&p, k), "{}", k.name);
         }

@@ -19,12 +19,16 @@ fn hopper() -> Option<&'static Context> {
     gpu().filter(|c| c.capabilities().hopper)
 }
 
-/// The TMA-fed kernels whose consumers store C by TMA where the call allows it.
+/// The TMA-fed kernels whose consumers store C by TMA where the call allows it (register-sourced
+/// A included: its writer pairs the rows).
 fn stores_c_by_tma(spec: &KernelSpec) -> bool {
     spec.role() == Role::Gemm
         && matches!(
             spec.family,
-            Family::TmaWarpSpecialized | Family::TmaPingPong | Family::TmaPairs
+            Family::TmaWarpSpecialized
+                | Family::TmaPingPong
+                | Family::TmaPairs
+                | Family::TmaRegisterA
         )
 }
 

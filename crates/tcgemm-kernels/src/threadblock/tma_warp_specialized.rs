@@ -413,11 +413,11 @@ unsafe fn gemm_with_accumulators<
             (0, c * wn)
         };
         // C through shared memory and TMA bulk copies (`beta == 0`, C suits TMA: the host's
-        // `flags::TMA_STORE_C`), except from the permuted rows of register-sourced A and from
-        // shares that are not whole chunks (`m64n144`), nor a swapped tile (of Cᵀ)
+        // `flags::TMA_STORE_C`; register-sourced A's rows paired, its swapped tile of Cᵀ
+        // transposed), except from shares that are not whole chunks (`m64n144`), nor the other
+        // swapped tiles
         let tma_store = !LDG
-            && !REG_A
-            && !SWAP_AB
+            && (!SWAP_AB || REG_A)
             && whole_c_chunks(consumer_cols(BM, BN, PING_PONG), O::BYTES as u32)
             && p.flags & flags::TMA_STORE_C != 0;
         let mut d = [0.0f32; ACC];
@@ -552,7 +552,13 @@ unsafe fn gemm_with_accumulators<
                 let at = (col0, tile.m0 + c_rows, zc);
                 let map_c = || maps() + 256;
                 let bufs = (c_bufs(c), c_buffers);
-                tma_store::store_tile::<O, ACC>(&d, p.alpha, map_c, bufs, 1 + c, t, at);
+                if SWAP_AB {
+                    // C's columns are Cᵀ's rows
+                    let at = (tile.m0 + c_rows, col0, zc);
+                    tma_store::store_tile_transposed::<ACC>(&d, p.alpha, map_c, bufs, 1 + c, t, at);
+                } else {
+                    tma_store::store_tile::<O, ACC, REG_A>(&d, p.alpha, map_c, bufs, 1 + c, t, at);
+                }
             } else if SWAP_AB && REG_A {
                 store_rows_transposed::<ACC>(p, &d, gc, row0, col0, t % 32);
             } else if SWAP_AB {
