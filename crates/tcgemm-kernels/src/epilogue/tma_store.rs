@@ -157,10 +157,11 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize, const PAIRED_ROWS: boo
 /// 64 rows × 32 columns of C (`ch / 2`: the rows, `Cᵀ`'s columns `64·(ch / 2)..`; `ch % 2`: the
 /// columns, `Cᵀ`'s rows `32·(ch % 2)..`). Thread `(w, g, q)` holds `Cᵀ` rows `r =
 /// fragment_row(w, g)` and `r + 1` of columns `8j + 2q, +1`: C's rows `8j + 2q, +1` at columns
-/// `r, r + 1`, two 8-byte stores per block `j` into the chunk of columns `r / 32` (warps `2·(ch %
-/// 2)` and the next write a chunk; eight rows `2q` or `2q + 1` apart from the warp's eight
-/// column pairs: two 128-byte wavefronts per store, no conflicts). `(col0, row0, z)`: C's column
-/// of the share's first `Cᵀ` row, C's row of its first `Cᵀ` column, the batch coordinate.
+/// `r, r + 1`, two 8-byte stores per block `j` into the chunk of columns `r / 32`: only the two
+/// warps holding a chunk's columns (`2·(ch % 2)` and the next) write it, and a warp's store (four
+/// rows `2q`, or `2q + 1`, by its eight column pairs) meets every bank twice: two wavefronts, no
+/// conflicts. `(col0, row0, z)`: C's column of the share's first `Cᵀ` row, C's row of its first
+/// `Cᵀ` column, the batch coordinate.
 ///
 /// # Safety
 /// As [`store_tile`]; `map_c` is C's own map (its columns are the swapped problem's `m`).
