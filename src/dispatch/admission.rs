@@ -18,7 +18,8 @@ use super::sixteen_bit;
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits;
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors, beside them (ranked one
-///   above, so that the pairs take a call on equal time) on many waves.
+///   above, so that the pairs take a call on equal time) on many waves of deep work units or a
+///   few of shallow ones.
 pub(crate) fn admits(
     spec: &KernelSpec,
     p: &Problem,
@@ -45,29 +46,55 @@ pub(crate) fn admits(
 /// Whether the tiles in pairs of CTAs sharing B `spec` ([`Family::TmaPairs`]) are candidates for
 /// `p`: where TMA would read A or B off 32-byte sectors ([`tma_reads_off_sectors`]; there L2
 /// bounds the tiles alone, and the pairs ran 1.22–1.31× them on 3000³ and 4096³ `+ld8`), or, on
-/// `sm_count` SMs, where their work units (two tiles each) fill at least [`PAIRS_WAVES`] waves of
-/// clusters of two, each unit at least [`PAIRS_KTILES`] k-tiles deep; the time model then weighs
-/// them against the tiles alone, streamed or not. H200, 16-bit, the 128×256 pairs against the
-/// tile alone, same run (docs/hopper-log.md, session 50): 1.003–1.029× on 6144³ (8.7 waves, 96
-/// k-tiles), 8192³ (15.5, 128), 8192×14336×4096 (27, 64), 4096×14336×4096 (13.6, 64) and
-/// 16384×4096² (15.5, 64); on fewer waves they lose where the tile alone shares its last wave out
-/// by stream-K (5120³, 6.1 waves, 0.91×; 3072³, 2.2 waves, 0.87×), which pairs cannot, and on 2
-/// k-tiles they ran 0.98–1.00× (16384²×128).
+/// `sm_count` SMs, where their work units (two tiles each) are deep on many waves
+/// ([`deep_units_on_many_waves`]) or shallow on a few ([`shallow_units_on_few_waves`]); the time
+/// model then weighs them against the tiles alone, streamed or not, and on equal time the pairs'
+/// rank (one above their tile alone) takes the call.
 pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
-    let waves = |sms: u32| {
-        let clusters = sms / spec.family.cluster();
-        p.work_items(spec.unit_tile()) >= PAIRS_WAVES * u64::from(clusters)
-            && p.k_tiles(spec.block) >= PAIRS_KTILES
-    };
-    tma_reads_off_sectors(p) || sm_count.is_some_and(waves)
+    tma_reads_off_sectors(p)
+        || sm_count.is_some_and(|sms| {
+            let clusters = u64::from(sms / spec.family.cluster());
+            deep_units_on_many_waves(spec, p, clusters)
+                || shallow_units_on_few_waves(spec, p, clusters)
+        })
 }
 
-/// Waves of clusters of two from which the tiles in pairs run a call whose rows are on sectors
-/// ([`pairs_serve`]).
+/// Whether the work units of the pairs kernel `spec` fill at least [`PAIRS_WAVES`] waves of
+/// `clusters` clusters of two, each unit at least [`PAIRS_KTILES`] k-tiles deep. H200, 16-bit, the
+/// 128×256 pairs against the tile alone, same run (docs/hopper-log.md, session 50): 1.003–1.029×
+/// on 6144³ (8.7 waves, 96 k-tiles), 8192³ (15.5, 128), 8192×14336×4096 (27, 64),
+/// 4096×14336×4096 (13.6, 64) and 16384×4096² (15.5, 64); on fewer waves of deep units they
+/// tie (4096³ 1.00–1.01×, 4096²×14336 0.99–1.00×; session 52) or lose where the tile alone
+/// shares its last wave out by stream-K (5120³, 6.1 waves, 0.90–0.92×; 3072³, 2.2 waves,
+/// 0.86–0.87×), which pairs cannot.
+fn deep_units_on_many_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bool {
+    p.work_items(spec.unit_tile()) >= PAIRS_WAVES * clusters
+        && p.k_tiles(spec.block) >= PAIRS_KTILES
+}
+
+/// Whether the work units of the pairs kernel `spec` are shallow (fewer than [`PAIRS_KTILES`]
+/// k-tiles) and fill from one to [`PAIRS_WAVES`] waves of `clusters` clusters of two, both tiles
+/// of a unit holding rows of C. H200, the
+/// tiles in pairs against the same tiles alone as dispatch ran them, `bench_report` of both builds
+/// in one device call, two rounds each (docs/hopper-log.md, session 52): 3072³ (128×192, 2.9
+/// waves) 1.02–1.03×, 4096²×128 16-bit (128×256, 3.9 waves) 1.055–1.06×, 4096²×64 0.99–1.03×,
+/// 2560³ (1.5 waves) 1.00–1.01×; on less than a wave 0.97–0.99× (1792³, 2048³: 49 and 64 units)
+/// and on 15.5 waves 0.955–1.036× (8192²×64/128, 16384×4096×128), so neither is admitted.
+fn shallow_units_on_few_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bool {
+    let units = p.work_items(spec.unit_tile());
+    let tile_rows = p.tile_grid(spec.c_tile()).0;
+    p.k_tiles(spec.block) < PAIRS_KTILES
+        && tile_rows >= u64::from(spec.family.cluster())
+        && (clusters..=PAIRS_WAVES * clusters).contains(&units)
+}
+
+/// Waves of clusters of two from which the tiles in pairs run a call of deep units
+/// ([`deep_units_on_many_waves`]), and up to which they run one of shallow units
+/// ([`shallow_units_on_few_waves`]).
 pub(crate) const PAIRS_WAVES: u64 = 8;
 
-/// k-tiles per work unit from which the tiles in pairs run a call whose rows are on sectors
-/// ([`pairs_serve`]).
+/// k-tiles per work unit from which a call's units are deep ([`deep_units_on_many_waves`]), and
+/// below which shallow ([`shallow_units_on_few_waves`]).
 pub(crate) const PAIRS_KTILES: u64 = 64;
 
 /// Whether `pairs` is the kernel of tile `alone` in pairs of CTAs sharing B ([`Family::TmaPairs`]):

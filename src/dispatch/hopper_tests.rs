@@ -446,16 +446,13 @@ fn rows_off_sectors_go_to_tiles_in_pairs() {
                     .ldc(ld)
             };
             // 3000 elements, 6000-byte rows: 16 bytes off 32-byte sectors, the tile dispatch
-            // takes alone on 3008-element rows in pairs (H200 f16 3000³ `nt`: 128×192 alone 468
-            // TFLOPS, in pairs 614; docs/hopper-log.md, session 50)
-            let alone = pick(g(3008, 3008), input, output);
-            assert_eq!(alone.0, Family::TmaWarpSpecialized, "{input:?} {ta} {tb}");
+            // takes on 3008-element rows, in pairs (H200 f16 3000³ `nt`: 128×192 alone 468
+            // TFLOPS, in pairs 614; docs/hopper-log.md, session 50); on 3008-element rows the
+            // pairs too (`shallow_units_on_few_waves`: 47 k-tiles, 2.9 waves)
+            let aligned = pick(g(3008, 3008), input, output);
+            assert_eq!(aligned.0, Family::TmaPairs, "{input:?} {ta} {tb}");
             let paired = pick(g(3000, 3000), input, output);
-            assert_eq!(
-                paired,
-                (Family::TmaPairs, alone.1, alone.2),
-                "{input:?} {ta} {tb}"
-            );
+            assert_eq!(paired, aligned, "{input:?} {ta} {tb}");
             // 4096³ on 4104-element rows: the 128×256 tile in pairs
             let paired = pick(g(4096, 4104), input, output);
             assert_eq!(paired, (Family::TmaPairs, 128, 256), "{input:?} {ta} {tb}");
@@ -477,13 +474,50 @@ fn many_waves_of_deep_units_go_to_tiles_in_pairs() {
     for g in [Gemm::new(8192, 8192, 8192), Gemm::new(8192, 14336, 4096)] {
         assert_eq!(pick(g.trans_b(true)), (Family::TmaPairs, 128, 256), "{g:?}");
     }
-    // 4096³ (256 units, 3.9 waves), 5120³ (400 units: the tile alone streamed), 8192²×128 (2
-    // k-tiles): the tiles alone
+    // 4096³ (256 units, 3.9 waves) and 4096²×14336, 5120³ (400 units: the tile alone
+    // streamed): the tiles alone
     for g in [
         Gemm::new(4096, 4096, 4096),
+        Gemm::new(4096, 4096, 14336),
         Gemm::new(5120, 5120, 5120),
-        Gemm::new(8192, 8192, 128),
     ] {
         assert_eq!(pick(g).0, Family::TmaWarpSpecialized, "{g:?}");
+    }
+}
+
+#[test]
+fn shallow_units_on_few_waves_go_to_tiles_in_pairs() {
+    let layouts = [(false, false), (false, true), (true, false), (true, true)];
+    // fewer than 64 k-tiles on one to 8 waves of 66 clusters: 4096²×64…1024 (256 units of two
+    // 128×256 tiles), 3072³ (192 units of two 128×192 tiles), 64 items of 512²×64 (128 units)
+    for (ta, tb) in layouts {
+        for (input, output) in [
+            (Elem::F16, Elem::F16),
+            (Elem::Bf16, Elem::Bf16),
+            (Elem::F16, Elem::F32),
+        ] {
+            let pick = |g: Gemm| family_pick(g.trans_a(ta).trans_b(tb), input, output);
+            for k in [64, 128, 256, 1024] {
+                let g = Gemm::new(4096, 4096, k);
+                assert_eq!(pick(g), (Family::TmaPairs, 128, 256), "{g:?} {output:?}");
+            }
+            let g = Gemm::new(3072, 3072, 3072);
+            assert_eq!(pick(g), (Family::TmaPairs, 128, 192), "{g:?} {output:?}");
+            let g = Gemm::new(512, 512, 64).batch(64);
+            assert_eq!(pick(g), (Family::TmaPairs, 128, 256), "{g:?} {output:?}");
+        }
+    }
+    // the tiles alone: under a wave (2048³: 64 units), over 8 waves (8192²×128: 1024 units,
+    // 16384²×128, 64 items of 2048²×128), one row of tiles (128×16896×512: the pairs' second
+    // tiles would be empty)
+    for g in [
+        Gemm::new(2048, 2048, 2048),
+        Gemm::new(8192, 8192, 128),
+        Gemm::new(16384, 16384, 128),
+        Gemm::new(2048, 2048, 128).batch(64),
+        Gemm::new(128, 16896, 512),
+    ] {
+        let pick = family_pick(g.trans_b(true), Elem::F16, Elem::F16);
+        assert_ne!(pick.0, Family::TmaPairs, "{g:?}");
     }
 }
