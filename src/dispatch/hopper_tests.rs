@@ -445,10 +445,10 @@ fn rows_off_sectors_go_to_tiles_in_pairs() {
                     .ldb(ld)
                     .ldc(ld)
             };
-            // 3000 elements, 6000-byte rows: 16 bytes off 32-byte sectors, the tile dispatch
-            // takes on 3008-element rows, in pairs (H200 f16 3000³ `nt`: 128×192 alone 468
-            // TFLOPS, in pairs 614; docs/hopper-log.md, session 50); on 3008-element rows the
-            // pairs too (`shallow_units_on_few_waves`: 47 k-tiles, 2.9 waves)
+            // 3000 elements, 6000-byte rows: 16 bytes off 32-byte sectors, in pairs (H200 f16
+            // 3000³ `nt`: 128×192 alone 468 TFLOPS, in pairs 614; docs/hopper-log.md, session
+            // 50); the same pairs as on 3008-element rows, where their units are shallow on a
+            // few waves (`shallow_units_on_few_waves`: 47 k-tiles, 2.9 waves)
             let aligned = pick(g(3008, 3008), input, output);
             assert_eq!(aligned.0, Family::TmaPairs, "{input:?} {ta} {tb}");
             let paired = pick(g(3000, 3000), input, output);
