@@ -73,20 +73,18 @@ fn deep_units_on_many_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bo
 }
 
 /// Whether the work units of the pairs kernel `spec` are shallow (fewer than [`PAIRS_KTILES`]
-/// k-tiles) and fill from one to [`PAIRS_WAVES`] waves of `clusters` clusters of two, both tiles
-/// of a unit holding rows of C. H200, the tiles in pairs against the same tiles alone as dispatch
-/// ran them, `bench_report` of both builds in one device call, two rounds each (an interleaved
-/// run of forced kernels favours whichever follows its own launch; docs/hopper-log.md, session
-/// 52): 3072³ (128×192, 2.9
-/// waves) 1.02–1.03×, 4096²×128 16-bit (128×256, 3.9 waves) 1.055–1.06×, 4096²×64 0.99–1.03×,
-/// 2560³ (1.5 waves) 1.00–1.01×; on less than a wave 0.97–0.99× (1792³, 2048³: 49 and 64 units)
-/// and on 15.5 waves 0.955–1.036× (8192²×64/128, 16384×4096×128), so neither is admitted.
+/// k-tiles) and fill from one to [`PAIRS_WAVES`] waves of `clusters` clusters of two. H200, the
+/// tiles in pairs against the same tiles alone as dispatch ran them, `bench_report` of both builds
+/// in one device call, two rounds each (an interleaved run of forced kernels favours whichever
+/// follows its own launch; docs/hopper-log.md, session 52): 3072³ (128×192, 2.9 waves)
+/// 1.014–1.038×, 4096²×128 16-bit C (128×256, 3.9 waves) 1.039–1.078× and f32 C 1.00×, 4096²×64
+/// 0.97–1.03×, 2560³ (1.5 waves) 1.002–1.007×. A first rule from half a wave to 20 waves lost on
+/// less than a wave (1792³, 2048³: 49 and 64 units, 0.97–0.99×) and on 15.5 waves (8192²×64/128,
+/// 0.955–1.004×). A call of one row of tiles (`m` ≤ 128) has its units' second CTAs idle, and the
+/// time model, counting units on clusters, ranks the pairs below the tiles alone there.
 fn shallow_units_on_few_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bool {
     let units = p.work_items(spec.unit_tile());
-    let tile_rows = p.tile_grid(spec.c_tile()).0;
-    p.k_tiles(spec.block) < PAIRS_KTILES
-        && tile_rows >= u64::from(spec.family.cluster())
-        && (clusters..=PAIRS_WAVES * clusters).contains(&units)
+    p.k_tiles(spec.block) < PAIRS_KTILES && (clusters..=PAIRS_WAVES * clusters).contains(&units)
 }
 
 /// Waves of clusters of two from which the tiles in pairs run a call of deep units

@@ -509,7 +509,7 @@ fn shallow_units_on_few_waves_go_to_tiles_in_pairs() {
     }
     // the tiles alone: under a wave (2048³: 64 units), over 8 waves (8192²×128: 1024 units,
     // 16384²×128, 64 items of 2048²×128), one row of tiles (128×16896×512: the pairs' second
-    // tiles would be empty)
+    // CTAs would idle; the time model keeps them off)
     for g in [
         Gemm::new(2048, 2048, 2048),
         Gemm::new(8192, 8192, 128),
