@@ -99,57 +99,45 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize, const PAIRED_ROWS: boo
         let r = lane % 8;
         128 * (16 * w + r + 8 * ((lane / 8) & 1)) + 16 * (((lane / 16) & 1) ^ r)
     };
-    // unrolled, guarded by the chunk count (a constant): `d` must stay in registers
-    unroll!(ch in [0, 1, 2, 3, 4, 5, 6, 7] {
-        if ch < chunks {
-            // (`unhoisted`: each chunk computes its addresses from this anew, rather than the
-            // compiler keeping eight of them in registers for the next chunk in the buffer)
-            let buf = unhoisted(bufs + (ch % buffers) * CHUNK_BYTES + at);
-            if t == 0 {
-                // the copy that last read this buffer has read it: two chunks ago (the last one
-                // with a single buffer), or at the tile's first chunk any earlier one (a tile may
-                // have an odd count of chunks)
-                if ch == 0 || buffers == 1 {
-                    tma::bulk_wait_group_read::<0>();
+    let place = |ch: u32| (col0 + ch * cols, row0);
+    let write = |ch: u32, buf: u32| {
+        if O::IS_F32 {
+            unroll!(jj in [0, 1, 2, 3] {
+                let i = 4 * (4 * ch + jj) as usize;
+                let a = buf ^ (32 * jj);
+                st_shared_v2_f32(a, [d[i] * alpha, d[i + 1] * alpha]);
+                // the second row: 8 below, or (paired rows) the next one
+                let a2 = if PAIRED_ROWS {
+                    a + 144 - 32 * ((lane % 4) / 2)
                 } else {
-                    tma::bulk_wait_group_read::<1>();
-                }
-            }
-            sync_named(barrier, 128);
-            if O::IS_F32 {
-                unroll!(jj in [0, 1, 2, 3] {
-                    let i = 4 * (4 * ch + jj) as usize;
-                    let a = buf ^ (32 * jj);
-                    st_shared_v2_f32(a, [d[i] * alpha, d[i + 1] * alpha]);
-                    // the second row: 8 below, or (paired rows) the next one
-                    let a2 = if PAIRED_ROWS {
-                        a + 144 - 32 * ((lane % 4) / 2)
-                    } else {
-                        a + 8 * 128
-                    };
-                    st_shared_v2_f32(a2, [d[i + 2] * alpha, d[i + 3] * alpha]);
-                });
-            } else {
-                unroll!(jj in [0, 2, 4, 6] {
-                    let i = 4 * (8 * ch + jj) as usize;
-                    let v = [
-                        O::pack(d[i] * alpha, d[i + 1] * alpha),
-                        O::pack(d[i + 2] * alpha, d[i + 3] * alpha),
-                        O::pack(d[i + 4] * alpha, d[i + 5] * alpha),
-                        O::pack(d[i + 6] * alpha, d[i + 7] * alpha),
-                    ];
-                    reg_to_shared_x4(buf ^ (16 * jj), v);
-                });
-            }
-            // this thread's generic-proxy writes before the bulk copy (async proxy) reads them
-            tma::fence_proxy_async_shared();
-            sync_named(barrier, 128);
-            if t == 0 {
-                tma::shared_to_global_3d(map_c(), col0 + ch * cols, row0, z, buf - at);
-                tma::bulk_commit_group();
-            }
+                    a + 8 * 128
+                };
+                st_shared_v2_f32(a2, [d[i + 2] * alpha, d[i + 3] * alpha]);
+            });
+        } else {
+            unroll!(jj in [0, 2, 4, 6] {
+                let i = 4 * (8 * ch + jj) as usize;
+                let v = [
+                    O::pack(d[i] * alpha, d[i + 1] * alpha),
+                    O::pack(d[i + 2] * alpha, d[i + 3] * alpha),
+                    O::pack(d[i + 4] * alpha, d[i + 5] * alpha),
+                    O::pack(d[i + 6] * alpha, d[i + 7] * alpha),
+                ];
+                reg_to_shared_x4(buf ^ (16 * jj), v);
+            });
         }
-    });
+    };
+    store_chunks(
+        chunks,
+        (bufs, buffers),
+        at,
+        barrier,
+        t,
+        map_c,
+        place,
+        z,
+        write,
+    );
 }
 
 /// [`store_tile`] for a swapped register-sourced A (`Cᵀ = Bᵀ·Aᵀ`, f32 output): the consumer's
@@ -184,11 +172,62 @@ pub unsafe fn store_tile_transposed<const ACC: usize>(
     // the thread's place in a chunk at row `row` (column `r % 32`, swizzled by the row)
     let at = |row: u32| 128 * row + 16 * (((r % 32) / 4) ^ (row % 8)) + 4 * (r % 4);
     let (even, odd) = (at(2 * q), at(2 * q + 1));
+    // chunk `ch`: C's columns `col0 + 32·(ch % 2)..`, rows `row0 + 64·(ch / 2)..`
+    let place = |ch: u32| (col0 + 32 * (ch % 2), row0 + 64 * (ch / 2));
+    let write = |ch: u32, buf: u32| {
+        if r / 32 == ch % 2 {
+            unroll!(jl in [0, 1, 2, 3, 4, 5, 6, 7] {
+                let i = 4 * (8 * (ch / 2) + jl) as usize;
+                let row8 = buf + 1024 * jl;
+                st_shared_v2_f32(row8 + even, [d[i] * alpha, d[i + 2] * alpha]);
+                st_shared_v2_f32(row8 + odd, [d[i + 1] * alpha, d[i + 3] * alpha]);
+            });
+        }
+    };
+    store_chunks(
+        chunks,
+        (bufs, buffers),
+        0,
+        barrier,
+        t,
+        map_c,
+        place,
+        z,
+        write,
+    );
+}
+
+/// The chunk protocol of [`store_tile`] and [`store_tile_transposed`] (module docs): for each of
+/// the `chunks` (≤ 8; a constant after inlining) chunks `ch`, its buffer (`ch % buffers` of
+/// `bufs`) free again, `write(ch, buf)` by every thread (`buf`: the buffer's address plus the
+/// thread's offset `at`), the bulk copy of the buffer to C's box at `place(ch)` and batch
+/// coordinate `z`.
+///
+/// # Safety
+/// As [`store_tile`]; `write` writes only the chunk's buffer.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn store_chunks(
+    chunks: u32,
+    (bufs, buffers): (u32, u32),
+    at: u32,
+    barrier: u32,
+    t: u32,
+    map_c: impl Fn() -> u64,
+    place: impl Fn(u32) -> (u32, u32),
+    z: u32,
+    write: impl Fn(u32, u32),
+) {
+    // unrolled, guarded by the chunk count (a constant): the accumulators must stay in registers
     unroll!(ch in [0, 1, 2, 3, 4, 5, 6, 7] {
         if ch < chunks {
-            let buf = unhoisted(bufs + (ch % buffers) * CHUNK_BYTES);
+            // (`unhoisted`: each chunk computes its addresses from this anew, rather than the
+            // compiler keeping eight of them in registers for the next chunk in the buffer)
+            let buf = unhoisted(bufs + (ch % buffers) * CHUNK_BYTES + at);
             if t == 0 {
-                // as in `store_tile`
+                // the copy that last read this buffer has read it: two chunks ago (the last one
+                // with a single buffer), or at the tile's first chunk any earlier one (a tile may
+                // have an odd count of chunks)
                 if ch == 0 || buffers == 1 {
                     tma::bulk_wait_group_read::<0>();
                 } else {
@@ -196,19 +235,13 @@ pub unsafe fn store_tile_transposed<const ACC: usize>(
                 }
             }
             sync_named(barrier, 128);
-            if r / 32 == ch % 2 {
-                unroll!(jl in [0, 1, 2, 3, 4, 5, 6, 7] {
-                    let i = 4 * (8 * (ch / 2) + jl) as usize;
-                    let row8 = buf + 1024 * jl;
-                    st_shared_v2_f32(row8 + even, [d[i] * alpha, d[i + 2] * alpha]);
-                    st_shared_v2_f32(row8 + odd, [d[i + 1] * alpha, d[i + 3] * alpha]);
-                });
-            }
+            write(ch, buf);
+            // this thread's generic-proxy writes before the bulk copy (async proxy) reads them
             tma::fence_proxy_async_shared();
             sync_named(barrier, 128);
             if t == 0 {
-                let (x, y) = (col0 + 32 * (ch % 2), row0 + 64 * (ch / 2));
-                tma::shared_to_global_3d(map_c(), x, y, z, buf);
+                let (x, y) = place(ch);
+                tma::shared_to_global_3d(map_c(), x, y, z, buf - at);
                 tma::bulk_commit_group();
             }
         }
