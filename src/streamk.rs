@@ -29,7 +29,9 @@
 //!   spans one or two items, so an item is shared by two or three CTAs;
 //! - at least a third of an SM's worth of items is shared (`3·items ≥ S`): a finisher adds at
 //!   most a few partials, each `BM·BN·4` bytes read by one CTA; fewer items are left to split-K
-//!   ([`crate::splitk`]), which sums through all SMs;
+//!   ([`crate::splitk`]), which sums through all SMs (a fifth on the 64-row tiles, 4–5 CTAs per
+//!   item, ran the 4096-wide decode layers' 32 tiles at 16–64 rows 0.90× their split speed:
+//!   docs/decode-log.md, session 53);
 //! - the k-tiles the busiest CTA computes drop by at least [`PARTIAL_COST_KTILES`]: from
 //!   `⌈W/S⌉·T` to `(W − items)/S · T + ⌈items·T / S⌉`. The partial tiles cost that much (measured
 //!   on the H200, docs/hopper-log.md): each CTA writes one `BM·BN` f32 tile and a finisher reads
@@ -196,6 +198,8 @@ mod tests {
             choose(rows64, &f16(32, 28672, 8192), 132),
             Some(224 % 132 + 132)
         );
+        // but not 16×4096×4096's 32 items, each of which would be shared by 4–5 CTAs
+        assert_eq!(choose(rows64, &f16(16, 4096, 4096), 132), None);
     }
 
     /// The context allocates `splitk::workspace_bound` once; no stream-K launch needs more.
