@@ -12,7 +12,7 @@
 #                            example with ARGS
 #   tool     [NAME] [ARGS...]
 #                            measuring tool NAME (bench_report, kernel_sweep, tune, precision_study,
-#                            f32_precision_study) with ARGS,
+#                            f32_precision_study, launch_order) with ARGS,
 #                            e.g. `run.sh tool bench_report --out $OUT`; without NAME every tool with ARGS
 #   bench    [ARGS...]       every bench binary with --bench ARGS (ARGS: a criterion filter, ...)
 #   ptxas                    CUDA's ptxas -v on the bundled PTX modules (ptx/*.ptx.gz: sm_80, sm_90a)

@@ -6,7 +6,7 @@
 //! kernels than after themselves (docs/hopper-log.md, session 53).
 //!
 //! ```text
-//! launch_order [--shape MxNxK[:nt|:tn|:tt]] --kernels NAME,NAME,... [--rounds R] [--device N]
+//! launch_order [--shape MxNxK[:nt|:tn|:tt]] [--kernels NAME,NAME,...] [--rounds R] [--device N]
 //! ```
 //!
 //! Prints a markdown table: a row per launch before, a column per timed kernel, µs (median of
@@ -23,6 +23,9 @@ use tcgemm_tools::{err_text, parse_args};
 
 /// The name that stands for the FFMA ceiling kernel.
 const FFMA: &str = "ffma";
+/// The kernels timed without `--kernels` (session 53's measurement).
+const DEFAULT_KERNELS: &str = "f16_f16_nn_128x256x64_w64x256_s4_tma,\
+f16_f16_nn_128x256x64_w64x256_s4_tma_x2,f16_f16_nn_128x128x64_w64x128_s6_tma,ffma";
 
 /// Times 16-bit GEMM kernels by the launch before them.
 #[derive(Parser, Debug)]
@@ -31,8 +34,9 @@ struct Args {
     /// The product (f16 inputs and output), `MxNxK` with an optional layout `:nt`, `:tn`, `:tt`.
     #[arg(long, default_value = "4096x4096x128", value_parser = Shape::parse)]
     shape: Shape,
-    /// Kernels by name (`Context::kernels`), and `ffma` for the FFMA ceiling kernel.
-    #[arg(long, value_delimiter = ',', required = true)]
+    /// Kernels by name (`Context::kernels`), and `ffma` for the FFMA ceiling kernel (default: the
+    /// `nn` 128×256 tile alone and in pairs, the 128×128 tile, ffma).
+    #[arg(long, value_delimiter = ',', default_value = DEFAULT_KERNELS)]
     kernels: Vec<String>,
     /// Timed rounds per pair.
     #[arg(long, default_value_t = 41)]
