@@ -99,7 +99,7 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize, const PAIRED_ROWS: boo
         let r = lane % 8;
         128 * (16 * w + r + 8 * ((lane / 8) & 1)) + 16 * (((lane / 16) & 1) ^ r)
     };
-    let place = |ch: u32| (col0 + ch * cols, row0);
+    let place = |ch: u32| (col0 + ch * cols, row0, z);
     let write = |ch: u32, buf: u32| {
         if O::IS_F32 {
             unroll!(jj in [0, 1, 2, 3] {
@@ -131,11 +131,9 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize, const PAIRED_ROWS: boo
         chunks,
         (bufs, buffers),
         at,
-        barrier,
-        t,
+        (barrier, t),
         map_c,
         place,
-        z,
         write,
     );
 }
@@ -173,7 +171,7 @@ pub unsafe fn store_tile_transposed<const ACC: usize>(
     let at = |row: u32| 128 * row + 16 * (((r % 32) / 4) ^ (row % 8)) + 4 * (r % 4);
     let (even, odd) = (at(2 * q), at(2 * q + 1));
     // chunk `ch`: C's columns `col0 + 32·(ch % 2)..`, rows `row0 + 64·(ch / 2)..`
-    let place = |ch: u32| (col0 + 32 * (ch % 2), row0 + 64 * (ch / 2));
+    let place = |ch: u32| (col0 + 32 * (ch % 2), row0 + 64 * (ch / 2), z);
     let write = |ch: u32, buf: u32| {
         if r / 32 == ch % 2 {
             unroll!(jl in [0, 1, 2, 3, 4, 5, 6, 7] {
@@ -188,11 +186,9 @@ pub unsafe fn store_tile_transposed<const ACC: usize>(
         chunks,
         (bufs, buffers),
         0,
-        barrier,
-        t,
+        (barrier, t),
         map_c,
         place,
-        z,
         write,
     );
 }
@@ -200,22 +196,19 @@ pub unsafe fn store_tile_transposed<const ACC: usize>(
 /// The chunk protocol of [`store_tile`] and [`store_tile_transposed`] (module docs): for each of
 /// the `chunks` (≤ 8; a constant after inlining) chunks `ch`, its buffer (`ch % buffers` of
 /// `bufs`) free again, `write(ch, buf)` by every thread (`buf`: the buffer's address plus the
-/// thread's offset `at`), the bulk copy of the buffer to C's box at `place(ch)` and batch
-/// coordinate `z`.
+/// thread's offset `at`), the bulk copy of the buffer to C's box at `place(ch)` (column, row,
+/// batch coordinate). `barrier`: the warpgroup's named barrier; `t`: the thread's index in it.
 ///
 /// # Safety
 /// As [`store_tile`]; `write` writes only the chunk's buffer.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn store_chunks(
     chunks: u32,
     (bufs, buffers): (u32, u32),
     at: u32,
-    barrier: u32,
-    t: u32,
+    (barrier, t): (u32, u32),
     map_c: impl Fn() -> u64,
-    place: impl Fn(u32) -> (u32, u32),
-    z: u32,
+    place: impl Fn(u32) -> (u32, u32, u32),
     write: impl Fn(u32, u32),
 ) {
     // unrolled, guarded by the chunk count (a constant): the accumulators must stay in registers
@@ -240,7 +233,7 @@ unsafe fn store_chunks(
             tma::fence_proxy_async_shared();
             sync_named(barrier, 128);
             if t == 0 {
-                let (x, y) = place(ch);
+                let (x, y, z) = place(ch);
                 tma::shared_to_global_3d(map_c(), x, y, z, buf - at);
                 tma::bulk_commit_group();
             }

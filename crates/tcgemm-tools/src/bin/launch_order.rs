@@ -67,16 +67,16 @@ fn launch(
         .map_err(err_text)
 }
 
-/// Median µs of `after` launched right after `before`, each launch on the next buffer set.
-fn after(
+/// Median µs of `timed` launched right after `before`, each launch on the next buffer set.
+fn time_after(
     timer: &mut Timer<'_>,
     sets: &mut Sets<f16, f16>,
     out: &mut cudarc::driver::CudaSlice<f32>,
-    (before, after): (&str, &str),
+    (before, timed): (&str, &str),
     rounds: usize,
 ) -> Result<f64, String> {
     let ctx = timer.ctx();
-    let order = [before, after];
+    let order = [before, timed];
     let n = sets.len();
     let mut run = |j: usize| launch(ctx, order[j % 2], sets, j % n, out);
     timer.each(4, &mut run)?;
@@ -124,7 +124,7 @@ fn main() -> ExitCode {
             .iter()
             .map(|&k| {
                 let pair = (before.as_str(), k);
-                match after(&mut timer, &mut sets, &mut out, pair, args.rounds) {
+                match time_after(&mut timer, &mut sets, &mut out, pair, args.rounds) {
                     Ok(us) => format!("{us:.2}"),
                     Err(e) => format!("error: {e}"),
                 }
