@@ -11,7 +11,8 @@
 //!
 //! Prints a markdown table: a row per launch before, a column per timed kernel, µs (median of
 //! `R` rounds after two warm-up rounds, device time from CUDA events behind a GPU-side delay).
-//! Exits 2 without a GPU, 64 on bad arguments.
+//! Exits 2 without a GPU, 64 on bad arguments (a name that is no kernel of this build among them),
+//! 1 when a launch fails (its cell says why).
 
 use std::process::ExitCode;
 
@@ -105,7 +106,25 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // every name is a kernel of this build (or `ffma`): a typo is a usage error, not a table of
+    // errors
+    let known = ctx.kernels();
+    let unknown: Vec<&str> = args
+        .kernels
+        .iter()
+        .map(String::as_str)
+        .filter(|&k| k != FFMA && !known.iter().any(|s| s.name == k))
+        .collect();
+    if !unknown.is_empty() {
+        eprintln!(
+            "launch_order: no kernel named {} in this build; Context::kernels() lists the \
+             runnable ones",
+            unknown.join(", ")
+        );
+        return ExitCode::from(64);
+    }
     let mut timer = Timer::new(&ctx);
+    let mut failed = false;
     let timed: Vec<&str> = args
         .kernels
         .iter()
@@ -126,11 +145,18 @@ fn main() -> ExitCode {
                 let pair = (before.as_str(), k);
                 match time_after(&mut timer, &mut sets, &mut out, pair, args.rounds) {
                     Ok(us) => format!("{us:.2}"),
-                    Err(e) => format!("error: {e}"),
+                    Err(e) => {
+                        failed = true;
+                        format!("error: {e}")
+                    }
                 }
             })
             .collect();
         println!("| {before} | {} |", cells.join(" | "));
     }
-    ExitCode::SUCCESS
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
