@@ -5,8 +5,9 @@
 //! path, with the instruction ceilings; writes `BENCHMARKS.md` and `ratio.svg`), `kernel_sweep`
 //! (every kernel of the table by name, for kernel work), `tune` (fits dispatch's time model to the
 //! GPU: `src/dispatch/rates.rs`), `precision_study` (error of the three
-//! arithmetics of f16 inputs against K) and `f32_precision_study` (exact FP32, 3xTF32 and TF32 on
-//! f32 inputs). Each needs a CUDA GPU; each exits 2 without one and 64 on bad arguments.
+//! arithmetics of f16 inputs against K), `f32_precision_study` (exact FP32, 3xTF32 and TF32 on
+//! f32 inputs) and `launch_order` (16-bit kernels timed by the launch before them). Each needs a
+//! CUDA GPU; each exits 2 without one and [`EX_USAGE`] on bad arguments.
 
 #![deny(missing_docs)]
 
@@ -15,8 +16,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 
-/// The parsed command line, or the exit status after clap printed help (0) or a usage error (64,
-/// `EX_USAGE`; clap's own 2 would read as "no GPU").
+/// The exit status of a tool given bad arguments (`EX_USAGE`; clap's own 2 would read as "no
+/// GPU").
+pub const EX_USAGE: u8 = 64;
+
+/// The parsed command line, or the exit status after clap printed help (0) or a usage error
+/// ([`EX_USAGE`]).
 ///
 /// ```no_run
 /// #[derive(clap::Parser)]
@@ -38,11 +43,57 @@ pub fn parse_args<T: Parser>() -> Result<T, ExitCode> {
     T::try_parse().map_err(|e| {
         let _ = e.print();
         if e.use_stderr() {
-            ExitCode::from(64)
+            ExitCode::from(EX_USAGE)
         } else {
             ExitCode::SUCCESS
         }
     })
+}
+
+/// The GEMM kernels of the table named in `names` (blank names skipped, repeats once, in order), or
+/// the message that refuses a name: one that is no kernel (listing `ctx`'s runnable GEMM kernels),
+/// or an instruction-ceiling kernel. A tool's `--kernels`.
+///
+/// ```no_run
+/// let ctx = tcgemm::Context::new(0)?;
+/// let names = ["f16_f16_nn_128x128x64_w64x128_s6_tma".to_string()];
+/// let specs = tcgemm_tools::gemm_kernels(&ctx, &names).expect("a GEMM kernel");
+/// assert_eq!(specs[0].name, names[0]);
+/// # Ok::<(), tcgemm::Error>(())
+/// ```
+pub fn gemm_kernels(
+    ctx: &tcgemm::Context,
+    names: &[String],
+) -> Result<Vec<&'static tcgemm::KernelSpec>, String> {
+    use tcgemm::Role;
+    let mut specs: Vec<&'static tcgemm::KernelSpec> = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        match tcgemm_kernels::config::find_kernel(name) {
+            Some(spec) if spec.role() == Role::Gemm => {
+                if !specs.contains(&spec) {
+                    specs.push(spec);
+                }
+            }
+            Some(_) => {
+                return Err(format!(
+                    "`{name}` is an instruction-ceiling kernel, not a GEMM kernel"
+                ))
+            }
+            None => {
+                let names: Vec<&str> = ctx
+                    .kernels()
+                    .iter()
+                    .filter(|k| k.role() == Role::Gemm)
+                    .map(|k| k.name)
+                    .collect();
+                return Err(format!(
+                    "no kernel named `{name}`; runnable kernels: {}",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(specs)
 }
 
 /// The text of a tcgemm error in a report: `unsupported: …` for what tcgemm does not implement

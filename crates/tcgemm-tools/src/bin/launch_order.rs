@@ -20,7 +20,7 @@ use clap::Parser;
 use half::f16;
 use tcgemm::{Context, Math, Precision};
 use tcgemm_testkit::{median, open_for, Sets, Shape, Timer};
-use tcgemm_tools::{err_text, parse_args};
+use tcgemm_tools::{err_text, gemm_kernels, parse_args, EX_USAGE};
 
 /// The name that stands for the FFMA ceiling kernel.
 const FFMA: &str = "ffma";
@@ -95,6 +95,21 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // every name but `ffma` is a GEMM kernel of this build: a typo is a usage error, not a
+    // table of errors
+    let gemms: Vec<String> = args
+        .kernels
+        .iter()
+        .filter(|k| *k != FFMA)
+        .cloned()
+        .collect();
+    let timed: Vec<&str> = match gemm_kernels(&ctx, &gemms) {
+        Ok(specs) => specs.iter().map(|s| s.name).collect(),
+        Err(why) => {
+            eprintln!("launch_order: {why}");
+            return ExitCode::from(EX_USAGE);
+        }
+    };
     let setup = Sets::<f16, f16>::new(&ctx, args.shape, 1).and_then(|sets| {
         let out = ctx.stream().alloc_zeros::<f32>(1 << 20);
         Ok((sets, out.map_err(|e| e.to_string())?))
@@ -106,31 +121,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // every name is a kernel of this build (or `ffma`): a typo is a usage error, not a table of
-    // errors
-    let known = ctx.kernels();
-    let unknown: Vec<&str> = args
-        .kernels
-        .iter()
-        .map(String::as_str)
-        .filter(|&k| k != FFMA && !known.iter().any(|s| s.name == k))
-        .collect();
-    if !unknown.is_empty() {
-        eprintln!(
-            "launch_order: no kernel named {} in this build; Context::kernels() lists the \
-             runnable ones",
-            unknown.join(", ")
-        );
-        return ExitCode::from(64);
-    }
     let mut timer = Timer::new(&ctx);
     let mut failed = false;
-    let timed: Vec<&str> = args
-        .kernels
-        .iter()
-        .map(String::as_str)
-        .filter(|&k| k != FFMA)
-        .collect();
     println!(
         "{} f16, {} buffer sets; µs of the column's kernel right after the row's",
         args.shape.label(),

@@ -48,9 +48,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use tcgemm::{Context, ContextOptions, KernelSpec, Role};
+use tcgemm::{Context, ContextOptions};
 use tcgemm_testkit::{blas, ceiling, open_for_with, Path, Shape, Timer};
-use tcgemm_tools::parse_args;
+use tcgemm_tools::{gemm_kernels, parse_args};
 
 use measure::{run_path, Env, Row};
 use report::{Ceilings, Method};
@@ -149,38 +149,6 @@ impl Args {
         }
         v
     }
-}
-
-/// The GEMM kernels named by `--kernels`, or the message that refuses a name.
-fn forced_kernels(ctx: &Context, names: &[String]) -> Result<Vec<&'static KernelSpec>, String> {
-    let mut extras: Vec<&'static KernelSpec> = Vec::new();
-    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        match tcgemm_kernels::config::find_kernel(name) {
-            Some(spec) if spec.role() == Role::Gemm => {
-                if !extras.contains(&spec) {
-                    extras.push(spec);
-                }
-            }
-            Some(_) => {
-                return Err(format!(
-                    "`{name}` is an instruction-ceiling kernel, not a GEMM kernel"
-                ))
-            }
-            None => {
-                let names: Vec<&str> = ctx
-                    .kernels()
-                    .iter()
-                    .filter(|k| k.role() == Role::Gemm)
-                    .map(|k| k.name)
-                    .collect();
-                return Err(format!(
-                    "no kernel named `{name}`; runnable kernels: {}",
-                    names.join(", ")
-                ));
-            }
-        }
-    }
-    Ok(extras)
 }
 
 /// One line about the device for the log and the document.
@@ -401,11 +369,11 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let extras = match forced_kernels(&ctx, &args.kernels) {
+    let extras = match gemm_kernels(&ctx, &args.kernels) {
         Ok(e) => e,
         Err(why) => {
             eprintln!("bench_report: {why}");
-            return ExitCode::from(64);
+            return ExitCode::from(tcgemm_tools::EX_USAGE);
         }
     };
     let cases = args.cases();
