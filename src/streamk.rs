@@ -16,17 +16,21 @@
 //! - long items with whole waves to deal need nothing either: no stream-K on a 128-row tile when
 //!   `W > S` and `T >` [`LONG_ITEM_KTILES`] (measured slower, up to 38%, on such calls; 3xTF32
 //!   kernels excepted);
-//! - nor calls of 1.5 to 2 waves (`1.5·S ≤ W < 2·S`) on a 128-row tile: every item would be
-//!   shared, none dealt whole, and each CTA's piece (`W/S ≥ 1.5` items) would start and end
-//!   inside items far from its neighbours' k offsets (H200, TF32 2560³ `nt` on the 128×256 tile,
-//!   200 items of 80 k-tiles: 0.90–0.91× cuBLAS streamed against 1.01× unsplit, session 26; f16
-//!   2560³, the same 200 items, gained nothing in session 13). Below 1.5 waves the pieces stay
-//!   about one item each (1536³ on 128×128 tiles, 144 items, keeps it); the 64-row tiles keep it
-//!   everywhere: their calls of a few rows gain from the shared items' even reads of B (see
-//!   [`LONG_ITEM_KTILES`]);
-//! - the shared items are the last partial wave plus one whole wave (`W mod S + S`), or all of
-//!   them when `W < S`; the others are dealt whole first. With a whole wave among them, a piece
-//!   spans one or two items, so an item is shared by two or three CTAs;
+//! - calls of 1.5 to 2 waves (`1.5·S ≤ W < 2·S`) on a 128-row tile share the last partial wave
+//!   only (`W mod S` items), the first wave dealt whole in lockstep: shared as below, every item
+//!   would be, and each CTA's piece (`W/S ≥ 1.5` items) would start and end inside items far from
+//!   its neighbours' k offsets (H200, TF32 2560³ `nt` on the 128×256 tile, 200 items of 80
+//!   k-tiles: 0.90–0.91× cuBLAS so shared against 1.01× unsplit, session 26). Sharing the 68 items
+//!   of the last wave only, each by about two CTAs, ran it 1.067× unsplit, and TF32 2304³ on the
+//!   128×192 tiles (216 items of 72 k-tiles, 84 shared) `nn` 1.009×, `tn` 1.105×, `tt` 1.017×,
+//!   2176³ `nn` 1.007× (docs/hopper-log.md, session 55). Not on long items: there it lost at
+//!   2688³–3328³ (0.963–0.987×) and by 11–18% on 256×28672×8192, whose pieces at other k offsets
+//!   read B again. Below 1.5 waves the pieces stay about one item each (1536³ on 128×128 tiles,
+//!   144 items, keeps sharing all); the 64-row tiles share everywhere: their calls of a few rows
+//!   gain from the shared items' even reads of B (see [`LONG_ITEM_KTILES`]);
+//! - otherwise the shared items are the last partial wave plus one whole wave (`W mod S + S`), or
+//!   all of them when `W < S`; the others are dealt whole first. With a whole wave among them, a
+//!   piece spans one or two items, so an item is shared by two or three CTAs;
 //! - at least a third of an SM's worth of items is shared (`3·items ≥ S`): a finisher adds at
 //!   most a few partials, each `BM·BN·4` bytes read by one CTA; fewer items are left to split-K
 //!   ([`crate::splitk`]), which sums through all SMs (a fifth on the 64-row tiles, 4–5 CTAs per
@@ -88,18 +92,20 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     if work == 0 || work % sms == 0 || wave_efficiency(work, sm_count) >= MIN_WAVE_EFFICIENCY {
         return None;
     }
-    let items = if work > sms { work % sms + sms } else { work };
     let ktiles = problem.k_tiles(kernel.block);
-    let long_items = ktiles > LONG_ITEM_KTILES;
-    // every item shared, each CTA's piece 1.5 items or more
-    let all_shared_pieces = 2 * work >= 3 * sms && work < 2 * sms;
-    if work > sms
-        && (long_items || all_shared_pieces)
-        && kernel.block.m >= LONG_ITEM_ROWS
-        && kernel.math != Math::MmaTf32x3
-    {
+    // the rules of 128-row tiles with whole waves to deal (the module docs)
+    let rows128 = work > sms && kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3;
+    if rows128 && ktiles > LONG_ITEM_KTILES {
         return None;
     }
+    let items = if rows128 && 2 * work >= 3 * sms && work < 2 * sms {
+        // 1.5 to 2 waves: the last partial wave only
+        work % sms
+    } else if work > sms {
+        work % sms + sms
+    } else {
+        work
+    };
     let total = items.checked_mul(ktiles)?;
     if 3 * items < sms || total > u64::from(u32::MAX) {
         return None;
@@ -179,9 +185,9 @@ mod tests {
         assert!(choose(k, &f16(5120, 5120, 5120), 132).is_some());
         // ... fewer items than SMs: all shared, whatever their length (72 of 64 k-tiles above)
         assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), Some(72));
-        // 1.5 to 2 waves on a 128-row tile: every item shared, pieces of 1.5 items or more: TF32
-        // 2560³ `nt` on 128×256 (200 items of 80 k-tiles) runs unsplit; 1536³ on 128×128 (144
-        // items, pieces of 1.09) still streams
+        // 1.5 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
+        // 128×256 (200 items of 80 k-tiles) shares 68; 1536³ on 128×128 (144 items, pieces of
+        // 1.09) still shares all
         let tf32 = Problem::assume_aligned::<f32, f32>(
             &Gemm::new(2560, 2560, 2560)
                 .trans_b(true)
@@ -189,7 +195,7 @@ mod tests {
         )
         .unwrap();
         let tf32_256 = find_kernel("tf32_nt_128x256x32_w64x256_s4_tma").unwrap();
-        assert_eq!(choose(tf32_256, &tf32, 132), None);
+        assert_eq!(choose(tf32_256, &tf32, 132), Some(68));
         let nt128 = find_kernel("f16_f16_nt_128x128x64_w64x128_s6_tma").unwrap();
         assert_eq!(choose(nt128, &f16(1536, 1536, 1536), 132), Some(144));
         // ... and the 64-row tiles, bound by reading B: 32×28672×8192 streams its 224 items
@@ -275,6 +281,9 @@ mod tests {
     fn schedules_cover_every_k_tile_once() {
         check_schedule(288, 48, 156, 132);
         check_schedule(200, 40, 200, 132);
+        // the last partial wave only: items shared by about two CTAs after a whole wave
+        check_schedule(200, 80, 68, 132);
+        check_schedule(216, 72, 84, 132);
         check_schedule(72, 24, 72, 132);
         check_schedule(64, 16, 64, 132);
         check_schedule(10, 7, 10, 3);

@@ -2,7 +2,8 @@
 //! short, where the CTAs share out the k-tiles of the last items and add partial tiles in a fixed
 //! order. Every kernel that streams k, by name, on a one-wave shape (odd tails in M, N and K,
 //! padded leading dimensions, beta ≠ 0) and a multi-wave one (whole items dealt first, then the
-//! shared ones), and dispatch on short-wave shapes of every path and layout: the plan shows
+//! shared ones), and dispatch on short-wave shapes of every path and layout and on 1.5 to 2 waves
+//! (the last partial wave shared): the plan shows
 //! stream-K, the result is within the path's tolerance of the f64 reference, bitwise identical
 //! over repeats, and within tolerance with stream-K off (`ContextOptions::stream_k = false`).
 //! `TCGEMM_KERNEL_FILTER=SUB[,SUB...]` (`kernel_filter_selects`) narrows the by-name test (sanitizer runs).
@@ -10,7 +11,7 @@
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
 use half::{bf16, f16};
-use tcgemm::{Context, ContextOptions, KernelSpec, Precision, Role};
+use tcgemm::{Context, ContextOptions, KernelSpec, Plan, Precision, Role};
 use tcgemm_testkit::*;
 
 /// At most this many multiply-adds get a full reference; above it the reference samples entries.
@@ -31,7 +32,7 @@ fn hopper() -> Option<&'static Context> {
 }
 
 /// One call, dispatched or through `kernel`: stream-K in the plan, within `tol` of the reference,
-/// the same bits over [`REPEATS`] launches, within `tol` with stream-K off.
+/// the same bits over [`REPEATS`] launches, within `tol` with stream-K off; returns the plan.
 fn check<I: TestElem, O: TestElem>(
     ctx: &Context,
     off: &Context,
@@ -40,7 +41,7 @@ fn check<I: TestElem, O: TestElem>(
     p: Problem,
     kernel: Option<&str>,
     tol: f64,
-) {
+) -> Plan {
     let case = Case::<I, O>::with_reference_limit(label, p, rng, REFERENCE_MACS);
     let mut dev = case.upload(ctx.stream());
     let launch = |dev: &mut _| {
@@ -66,6 +67,7 @@ fn check<I: TestElem, O: TestElem>(
         );
     }
     case.verify_on("stream-K off", &case.run_with(off, kernel), tol);
+    plan
 }
 
 /// Shapes that stream k on `spec` (132 SMs or so): 72 items of its C tile with tails in M, N and
@@ -162,5 +164,33 @@ fn dispatch_streams_k_on_short_waves() {
             let tf32 = p.precision(Precision::Tf32);
             check::<f32, f32>(ctx, &off, &mut rng, &label, tf32, None, TOL_TF32_FRO);
         }
+    }
+}
+
+/// Dispatch shares only the last partial wave on 1.5 to 2 waves of a 128-row tile
+/// (`streamk::choose`): TF32 `nt` 2552²×2536 (200 tiles of 128×256, 80 k-tiles, 68 shared on
+/// 132 SMs) and `tn` 2300×2296×2300 (216 of 128×192, 72 k-tiles, 84 shared), tails in M, N and K.
+#[test]
+fn dispatch_shares_the_last_partial_wave() {
+    let Some(ctx) = hopper() else { return };
+    let Some(off) = no_stream_k_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("dispatch_shares_the_last_partial_wave");
+    for (m, n, k, ta, tb) in [
+        (2552, 2552, 2536, false, true),
+        (2300, 2296, 2300, true, false),
+    ] {
+        let p = Problem::new(m, n, k)
+            .trans(ta, tb)
+            .precision(Precision::Tf32);
+        let label = format!("{m}x{n}x{k} {}", lay(ta, tb));
+        let plan = check::<f32, f32>(ctx, &off, &mut rng, &label, p, None, TOL_TF32_FRO);
+        let sms = ctx.capabilities().sm_count;
+        assert!(
+            plan.stream_k < sms,
+            "{label}: {} items shared on {sms} SMs, expected the last partial wave only: {plan:?}",
+            plan.stream_k
+        );
     }
 }
