@@ -13,9 +13,17 @@
 //! - whole waves need nothing: no stream-K when `W` is a multiple of `S`, or when the waves are
 //!   at least [`MIN_WAVE_EFFICIENCY`] percent full (`W / (⌈W/S⌉·S)`: 4096³ on 128×256 tiles, 512
 //!   items, 97%);
-//! - long items with whole waves to deal need nothing either: no stream-K on a 128-row tile when
-//!   `W > S` and `T >` [`LONG_ITEM_KTILES`] (measured slower, up to 38%, on such calls; 3xTF32
-//!   kernels excepted);
+//! - long items with whole waves to deal (a 128-row tile, `W > S`, `T >` [`LONG_ITEM_KTILES`];
+//!   3xTF32 kernels excepted) share only a last partial wave of `S / MAX_SHARERS` to `S / 2`
+//!   items, each by 3 to [`MAX_SHARERS`] CTAs, all whole waves dealt first in lockstep; else
+//!   nothing. Sharing a whole wave besides lost up to 38% on such calls (session 17); sharing the
+//!   last partial wave only gained 5–10% where it is small (H200, same tile unsplit against
+//!   shared, session 55: TF32 `nt` 5120³ with 8 of 800 items 1.050×, 3712³–4736³ with 33–43
+//!   1.06–1.10×, 3200³–4352³ with 50–61 1.02–1.05×, 2048×11008×4096 with 28 1.072×; f16 5504³ with 22 1.070×, 5120²×8192 and
+//!   5120²×16384 with 8 1.066× and 1.085×) and lost where it is large (2688³ `nt` with 99
+//!   of 231, 0.963×; 256×28672×8192 with 92 of 224, 0.82–0.89×: bound by reading the weights,
+//!   which pieces at other k offsets read from HBM again) or tiny (5888³ f16 with 2, 0.889×);
+//!   its exchange costs twice [`PARTIAL_COST_KTILES`] ([`exchange_ktiles`]);
 //! - calls of 1.5 to 2 waves (`1.5·S ≤ W < 2·S`) on a 128-row tile share the last partial wave
 //!   only (`W mod S` items), the first wave dealt whole in lockstep: shared as below, every item
 //!   would be, and each CTA's piece (`W/S ≥ 1.5` items) would start and end inside items far from
@@ -23,20 +31,19 @@
 //!   k-tiles: 0.90–0.91× cuBLAS so shared against 1.01× unsplit, session 26). Sharing the 68 items
 //!   of the last wave only, each by about two CTAs, ran it 1.067× unsplit, and TF32 2304³ on the
 //!   128×192 tiles (216 items of 72 k-tiles, 84 shared) `nn` 1.009×, `tn` 1.105×, `tt` 1.017×,
-//!   2176³ `nn` 1.007× (docs/hopper-log.md, session 55). Not on long items: there it lost at
-//!   2688³–3328³ (0.963–0.987×) and by 11–18% on 256×28672×8192, whose pieces at other k offsets
-//!   read B again. Below 1.5 waves the pieces stay about one item each (1536³ on 128×128 tiles,
-//!   144 items, keeps sharing all); the 64-row tiles share everywhere: their calls of a few rows
-//!   gain from the shared items' even reads of B (see [`LONG_ITEM_KTILES`]);
+//!   2176³ `nn` 1.007× (docs/hopper-log.md, session 55). Below 1.5 waves the pieces stay about
+//!   one item each (1536³ on 128×128 tiles, 144 items, keeps sharing all); the 64-row tiles share
+//!   everywhere: their calls of a few rows gain from the shared items' even reads of B (see
+//!   [`LONG_ITEM_KTILES`]);
 //! - otherwise the shared items are the last partial wave plus one whole wave (`W mod S + S`), or
 //!   all of them when `W < S`; the others are dealt whole first. With a whole wave among them, a
 //!   piece spans one or two items, so an item is shared by two or three CTAs;
-//! - at least a third of an SM's worth of items is shared (`3·items ≥ S`): a finisher adds at
-//!   most a few partials, each `BM·BN·4` bytes read by one CTA; fewer items are left to split-K
-//!   ([`crate::splitk`]), which sums through all SMs (a fifth on the 64-row tiles, 4–5 CTAs per
-//!   item, ran the 4096-wide decode layers' 32 tiles at 16–64 rows 0.90× their split speed:
-//!   docs/decode-log.md, session 53);
-//! - the k-tiles the busiest CTA computes drop by at least [`PARTIAL_COST_KTILES`]: from
+//! - at least a third of an SM's worth of items is shared (`3·items ≥ S`; long items above): a
+//!   finisher adds at most a few partials, each `BM·BN·4` bytes read by one CTA; fewer items are
+//!   left to split-K ([`crate::splitk`]), which sums through all SMs (a fifth on the 64-row
+//!   tiles, 4–5 CTAs per item, ran the 4096-wide decode layers' 32 tiles at 16–64 rows 0.90×
+//!   their split speed: docs/decode-log.md, session 53);
+//! - the k-tiles the busiest CTA computes drop by at least [`exchange_ktiles`]: from
 //!   `⌈W/S⌉·T` to `(W − items)/S · T + ⌈items·T / S⌉`. The partial tiles cost that much (measured
 //!   on the H200, docs/hopper-log.md): each CTA writes one `BM·BN` f32 tile and a finisher reads
 //!   one to three, all at about the same moment, an L2-bound burst of 10–15 µs that no mainloop
@@ -69,6 +76,10 @@ pub const MIN_WAVE_EFFICIENCY: u64 = 90;
 pub const LONG_ITEM_KTILES: u64 = 80;
 /// Rows of the tiles that [`LONG_ITEM_KTILES`] applies to.
 pub const LONG_ITEM_ROWS: u32 = 128;
+/// Most CTAs that share a long item (the last partial wave of at least `S / MAX_SHARERS` items):
+/// H200, 5120³ TF32 `nt`, 8 items on 132 SMs (16.5 CTAs each), 1.050× unsplit; 5888³ f16 `nt`,
+/// 2 items (66 CTAs each), 0.889× (session 55).
+pub const MAX_SHARERS: u64 = 17;
 /// k-tiles (of the kernel's own tile) the exchange of partial tiles costs: stream-K runs when it
 /// saves the busiest CTA more. Fitted to the H200 measurements of docs/hopper-log.md: 2560³ f16
 /// (19 k-tiles saved) gained nothing, 2048×1024×4096 (33) 4–18% over two runs, 3072³ (39) 24%.
@@ -93,28 +104,52 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     let ktiles = problem.k_tiles(kernel.block);
+    let last_wave = work % sms;
     // the rules of 128-row tiles with whole waves to deal (the module docs)
     let rows128 = work > sms && kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3;
-    if rows128 && ktiles > LONG_ITEM_KTILES {
+    let long = long_items(kernel, problem, sm_count);
+    if long && (2 * last_wave >= sms || MAX_SHARERS * last_wave < sms) {
         return None;
     }
-    let items = if rows128 && 2 * work >= 3 * sms && work < 2 * sms {
-        // 1.5 to 2 waves: the last partial wave only
-        work % sms
+    let items = if long || (rows128 && 2 * work >= 3 * sms && work < 2 * sms) {
+        last_wave
     } else if work > sms {
-        work % sms + sms
+        last_wave + sms
     } else {
         work
     };
     let total = items.checked_mul(ktiles)?;
-    if 3 * items < sms || total > u64::from(u32::MAX) {
+    if (3 * items < sms && !long) || total > u64::from(u32::MAX) {
         return None;
     }
     let whole = work.div_ceil(sms) * ktiles;
-    if whole < shared_ktiles(work, items, ktiles, sms) + PARTIAL_COST_KTILES {
+    if whole < shared_ktiles(work, items, ktiles, sms) + exchange_ktiles(kernel, problem, sm_count)
+    {
         return None;
     }
     u32::try_from(items).ok()
+}
+
+/// Whether `problem` deals long items whole on `kernel` before any it shares: a 128-row tile (not
+/// 3xTF32) with more work items than SMs, each of more than [`LONG_ITEM_KTILES`] k-tiles.
+fn long_items(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> bool {
+    problem.work_items(kernel.c_tile()) > u64::from(sm_count)
+        && kernel.block.m >= LONG_ITEM_ROWS
+        && kernel.math != Math::MmaTf32x3
+        && problem.k_tiles(kernel.block) > LONG_ITEM_KTILES
+}
+
+/// k-tiles the exchange of partial tiles costs the busiest CTA of a stream-K launch of `kernel`
+/// for `problem` ([`PARTIAL_COST_KTILES`]), twice that for long items ([`long_items`]), each
+/// shared by 3 to [`MAX_SHARERS`] CTAs. Fitted so that dispatch keeps the unsplit 128×192 tile
+/// where the shared 128×256 tile measured slower (H200, TF32 `nt` 2944³ 0.933×, 3072³ 0.993×,
+/// session 55; with the single cost the model moved them).
+pub(crate) fn exchange_ktiles(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> u64 {
+    if long_items(kernel, problem, sm_count) {
+        2 * PARTIAL_COST_KTILES
+    } else {
+        PARTIAL_COST_KTILES
+    }
 }
 
 /// k-tiles the busiest CTA computes when `items` of `work` items of `ktiles` k-tiles each are
@@ -178,11 +213,15 @@ mod tests {
         assert_eq!(choose(k, &f16(128, 4096, 4096), 132), None);
         // short k: 72 items × 2 k-tiles
         assert_eq!(choose(k, &f16(1536, 1536, 128), 132), None);
-        // long items with whole waves to deal: 256×28672×8192 (224 items of 128 k-tiles) and
-        // 3072²×8192 (288 of 128); 5120³ (800 of 80) still streams
+        // long items with whole waves to deal share only a last partial wave of 8 to 65 items:
+        // not 256×28672×8192 (224 items of 128 k-tiles, 92 in the last wave) nor 5888³ (1058
+        // of 92, 2 left: 66 CTAs to an item); 3072²×8192 (288 of 128) shares its last 24, and
+        // 5120²×8192 (800 of 128) its last 8; 5120³ (800 of 80, not long) the last wave and one
         assert_eq!(choose(k, &f16(256, 28672, 8192), 132), None);
-        assert_eq!(choose(k, &f16(3072, 3072, 8192), 132), None);
-        assert!(choose(k, &f16(5120, 5120, 5120), 132).is_some());
+        assert_eq!(choose(k, &f16(5888, 5888, 5888), 132), None);
+        assert_eq!(choose(k, &f16(3072, 3072, 8192), 132), Some(24));
+        assert_eq!(choose(k, &f16(5120, 5120, 8192), 132), Some(8));
+        assert_eq!(choose(k, &f16(5120, 5120, 5120), 132), Some(8 + 132));
         // ... fewer items than SMs: all shared, whatever their length (72 of 64 k-tiles above)
         assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), Some(72));
         // 1.5 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
@@ -284,6 +323,8 @@ mod tests {
         // the last partial wave only: items shared by about two CTAs after a whole wave
         check_schedule(200, 80, 68, 132);
         check_schedule(216, 72, 84, 132);
+        // long items: a last partial wave of 8, each item shared by 16 or 17 CTAs
+        check_schedule(800, 160, 8, 132);
         check_schedule(72, 24, 72, 132);
         check_schedule(64, 16, 64, 132);
         check_schedule(10, 7, 10, 3);

@@ -2,10 +2,10 @@
 //! short, where the CTAs share out the k-tiles of the last items and add partial tiles in a fixed
 //! order. Every kernel that streams k, by name, on a one-wave shape (odd tails in M, N and K,
 //! padded leading dimensions, beta ≠ 0) and a multi-wave one (whole items dealt first, then the
-//! shared ones), and dispatch on short-wave shapes of every path and layout and on 1.5 to 2 waves
-//! (the last partial wave shared): the plan shows
-//! stream-K, the result is within the path's tolerance of the f64 reference, bitwise identical
-//! over repeats, and within tolerance with stream-K off (`ContextOptions::stream_k = false`).
+//! shared ones), and dispatch on short-wave shapes of every path and layout, on 1.5 to 2 waves and
+//! on long items (the last partial wave shared): the plan shows stream-K, the result is within
+//! the path's tolerance of the f64 reference, bitwise identical over repeats, and within tolerance
+//! with stream-K off (`ContextOptions::stream_k = false`).
 //! `TCGEMM_KERNEL_FILTER=SUB[,SUB...]` (`kernel_filter_selects`) narrows the by-name test (sanitizer runs).
 //!
 //! Needs a Hopper GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
@@ -167,9 +167,10 @@ fn dispatch_streams_k_on_short_waves() {
     }
 }
 
-/// Dispatch shares only the last partial wave on 1.5 to 2 waves of a 128-row tile
-/// (`streamk::choose`): TF32 `nt` 2552²×2536 (200 tiles of 128×256, 80 k-tiles, 68 shared on
-/// 132 SMs) and `tn` 2300×2296×2300 (216 of 128×192, 72 k-tiles, 84 shared), tails in M, N and K.
+/// Dispatch shares only the last partial wave on 1.5 to 2 waves of a 128-row tile and on long
+/// items (`streamk::choose`): TF32 `nt` 2552²×2536 (200 tiles of 128×256, 80 k-tiles, 68 shared on
+/// 132 SMs), `tn` 2300×2296×2300 (216 of 128×192, 72 k-tiles, 84 shared) and `nt` 5112³ (800 of
+/// 128×256, 160 k-tiles, 8 shared, each by 16 or 17 CTAs), tails in M, N and K.
 #[test]
 fn dispatch_shares_the_last_partial_wave() {
     let Some(ctx) = hopper() else { return };
@@ -180,6 +181,7 @@ fn dispatch_shares_the_last_partial_wave() {
     for (m, n, k, ta, tb) in [
         (2552, 2552, 2536, false, true),
         (2300, 2296, 2300, true, false),
+        (5112, 5112, 5112, false, true),
     ] {
         let p = Problem::new(m, n, k)
             .trans(ta, tb)

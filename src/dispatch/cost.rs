@@ -7,8 +7,9 @@
 //! computes
 //! - `⌈W/S⌉·T` k-tiles unsplit (the last wave costs as much as a full one);
 //! - under stream-K with `I` shared items ([`crate::streamk::choose`]), `(W − I)/S·T + ⌈I·T/S⌉`
-//!   plus [`PARTIAL_COST_KTILES`] for the exchange of partial tiles;
-//! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus the same exchange cost.
+//!   plus the exchange of partial tiles ([`crate::streamk::exchange_ktiles`]:
+//!   [`PARTIAL_COST_KTILES`], twice that for long items);
+//! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus [`PARTIAL_COST_KTILES`].
 //!
 //! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units.
 //! Its busiest SM runs `B = ⌈W·s/S⌉` blocks (`s` k-slices, 1 unsplit) in rounds of `b`, each of
@@ -84,7 +85,7 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if cut.stream_k {
         if let Some(items) = streamk::choose(spec, p, sms as u32) {
             let shared = streamk::shared_ktiles(work, u64::from(items), ktiles, sms);
-            return Some(shared + PARTIAL_COST_KTILES);
+            return Some(shared + streamk::exchange_ktiles(spec, p, sms as u32));
         }
     }
     if cut.slices > 1 {
