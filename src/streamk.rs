@@ -19,11 +19,11 @@
 //!   nothing. Sharing a whole wave besides lost up to 38% on such calls (session 17); sharing the
 //!   last partial wave only gained 5–10% where it is small (H200, same tile unsplit against
 //!   shared, session 55: TF32 `nt` 5120³ with 8 of 800 items 1.050×, 3712³–4736³ with 33–43
-//!   1.06–1.10×, 3200³–4352³ with 50–61 1.02–1.05×, 2048×11008×4096 with 28 1.072×; f16 5504³ with 22 1.070×, 5120²×8192 and
-//!   5120²×16384 with 8 1.066× and 1.085×) and lost where it is large (2688³ `nt` with 99
-//!   of 231, 0.963×; 256×28672×8192 with 92 of 224, 0.82–0.89×: bound by reading the weights,
-//!   which pieces at other k offsets read from HBM again) or tiny (5888³ f16 with 2, 0.889×);
-//!   its exchange costs twice [`PARTIAL_COST_KTILES`] ([`exchange_ktiles`]);
+//!   1.06–1.10×, 3200³–4352³ with 50–61 1.02–1.05×, 2048×11008×4096 with 28 1.072×; f16 5504³
+//!   with 22 1.070×, 5120²×8192 and 5120²×16384 with 8 1.066× and 1.085×) and lost where it is
+//!   large (2688³ `nt` with 99 of 231, 0.963×; 256×28672×8192 with 92 of 224, 0.82–0.89×: bound
+//!   by reading the weights, which pieces at other k offsets read from HBM again) or tiny (5888³
+//!   f16 with 2, 0.889×); its exchange costs twice [`PARTIAL_COST_KTILES`] ([`exchange_ktiles`]);
 //! - calls of 1.5 to 2 waves (`1.5·S ≤ W < 2·S`) on a 128-row tile share the last partial wave
 //!   only (`W mod S` items), the first wave dealt whole in lockstep: shared as below, every item
 //!   would be, and each CTA's piece (`W/S ≥ 1.5` items) would start and end inside items far from
@@ -106,8 +106,9 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     let ktiles = problem.k_tiles(kernel.block);
     let last_wave = work % sms;
     // the rules of 128-row tiles with whole waves to deal (the module docs)
-    let rows128 = work > sms && kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3;
+    let rows128 = rows128_waves(kernel, problem, sm_count);
     let long = long_items(kernel, problem, sm_count);
+    // long items: a last wave of at most half the SMs' items, each shared by at most MAX_SHARERS
     if long && (2 * last_wave >= sms || MAX_SHARERS * last_wave < sms) {
         return None;
     }
@@ -130,13 +131,17 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     u32::try_from(items).ok()
 }
 
-/// Whether `problem` deals long items whole on `kernel` before any it shares: a 128-row tile (not
-/// 3xTF32) with more work items than SMs, each of more than [`LONG_ITEM_KTILES`] k-tiles.
-fn long_items(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> bool {
+/// Whether `kernel` deals whole waves of `problem`'s work items on a 128-row tile (not 3xTF32):
+/// more items than SMs, the calls of the module docs' rules for such tiles.
+fn rows128_waves(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> bool {
     problem.work_items(kernel.c_tile()) > u64::from(sm_count)
         && kernel.block.m >= LONG_ITEM_ROWS
         && kernel.math != Math::MmaTf32x3
-        && problem.k_tiles(kernel.block) > LONG_ITEM_KTILES
+}
+
+/// [`rows128_waves`] on items of more than [`LONG_ITEM_KTILES`] k-tiles.
+fn long_items(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> bool {
+    rows128_waves(kernel, problem, sm_count) && problem.k_tiles(kernel.block) > LONG_ITEM_KTILES
 }
 
 /// k-tiles the exchange of partial tiles costs the busiest CTA of a stream-K launch of `kernel`
