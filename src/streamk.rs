@@ -112,6 +112,7 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     if long && (2 * last_wave >= sms || MAX_SHARERS * last_wave < sms) {
         return None;
     }
+    // the last partial wave only on long items and on 1.5 to 2 waves of a 128-row tile
     let items = if long || (rows128 && 2 * work >= 3 * sms && work < 2 * sms) {
         last_wave
     } else if work > sms {
