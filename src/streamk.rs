@@ -106,8 +106,8 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     let ktiles = problem.k_tiles(kernel.block);
     let last_wave = work % sms;
     // the rules of 128-row tiles with whole waves to deal (the module docs)
-    let rows128 = rows128_waves(kernel, problem, sm_count);
-    let long = long_items(kernel, problem, sm_count);
+    let rows128 = rows128_waves(kernel, work, sms);
+    let long = long_items(kernel, work, ktiles, sms);
     // long items: a last wave of at most half the SMs' items, each shared by at most MAX_SHARERS
     if long && (2 * last_wave >= sms || MAX_SHARERS * last_wave < sms) {
         return None;
@@ -125,33 +125,38 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     let whole = work.div_ceil(sms) * ktiles;
-    if whole < shared_ktiles(work, items, ktiles, sms) + exchange_ktiles(kernel, problem, sm_count)
-    {
+    if whole < shared_ktiles(work, items, ktiles, sms) + exchange_cost(long) {
         return None;
     }
     u32::try_from(items).ok()
 }
 
-/// Whether `kernel` deals whole waves of `problem`'s work items on a 128-row tile (not 3xTF32):
-/// more items than SMs, the calls of the module docs' rules for such tiles.
-fn rows128_waves(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> bool {
-    problem.work_items(kernel.c_tile()) > u64::from(sm_count)
-        && kernel.block.m >= LONG_ITEM_ROWS
-        && kernel.math != Math::MmaTf32x3
+/// Whether `kernel`, a 128-row tile (not 3xTF32), deals whole waves of `work` items on `sms` SMs
+/// (more items than SMs): the calls of the module docs' rules for such tiles.
+fn rows128_waves(kernel: &KernelSpec, work: u64, sms: u64) -> bool {
+    work > sms && kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3
 }
 
-/// [`rows128_waves`] on items of more than [`LONG_ITEM_KTILES`] k-tiles.
-fn long_items(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> bool {
-    rows128_waves(kernel, problem, sm_count) && problem.k_tiles(kernel.block) > LONG_ITEM_KTILES
+/// [`rows128_waves`] of items of more than [`LONG_ITEM_KTILES`] k-tiles.
+fn long_items(kernel: &KernelSpec, work: u64, ktiles: u64, sms: u64) -> bool {
+    rows128_waves(kernel, work, sms) && ktiles > LONG_ITEM_KTILES
 }
 
 /// k-tiles the exchange of partial tiles costs the busiest CTA of a stream-K launch of `kernel`
-/// for `problem` ([`PARTIAL_COST_KTILES`]), twice that for long items ([`long_items`]), each
-/// shared by 3 to [`MAX_SHARERS`] CTAs. Fitted so that dispatch keeps the unsplit 128×192 tile
-/// where the shared 128×256 tile measured slower (H200, TF32 `nt` 2944³ 0.933×, 3072³ 0.993×,
-/// session 55; with the single cost the model moved them).
+/// for `problem` on `sm_count` SMs: [`PARTIAL_COST_KTILES`], twice that for long items
+/// ([`long_items`]), each shared by 3 to
+/// [`MAX_SHARERS`] CTAs. Fitted so that dispatch keeps the unsplit 128×192 tile where the shared
+/// 128×256 tile measured slower (H200, TF32 `nt` 2944³ 0.933×, 3072³ 0.993×, session 55; with the
+/// single cost the model moved them).
 pub(crate) fn exchange_ktiles(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> u64 {
-    if long_items(kernel, problem, sm_count) {
+    let work = problem.work_items(kernel.c_tile());
+    let ktiles = problem.k_tiles(kernel.block);
+    exchange_cost(long_items(kernel, work, ktiles, u64::from(sm_count)))
+}
+
+/// [`exchange_ktiles`] of a launch whose items are long or not.
+fn exchange_cost(long: bool) -> u64 {
+    if long {
         2 * PARTIAL_COST_KTILES
     } else {
         PARTIAL_COST_KTILES

@@ -521,3 +521,21 @@ fn shallow_units_on_few_waves_go_to_tiles_in_pairs() {
         assert_ne!(pick.0, Family::TmaPairs, "{g:?}");
     }
 }
+
+/// Stream-K's long items (`streamk::choose`): TF32 `nt` 5120³ keeps the 128×256 tile and shares
+/// its last 8 items; 2944³ and 3072³, where sharing the 128×256 tile's last wave measured slower
+/// than the unsplit 128×192 tile (H200, session 55), keep that tile because the model counts a long
+/// item's exchange twice (`streamk::exchange_ktiles`).
+#[test]
+fn long_items_share_a_small_last_wave_without_moving_tiles() {
+    let pick = |n: usize| {
+        let g = Gemm::new(n, n, n).trans_b(true).precision(Precision::Tf32);
+        let p = problem(&g, Elem::F32, Elem::F32, false);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.block.m, s.block.n, crate::streamk::choose(s, &p, 132))
+    };
+    assert_eq!(pick(5120), (128, 256, Some(8)));
+    assert_eq!(pick(2944), (128, 192, None));
+    assert_eq!(pick(3072), (128, 192, None));
+}
