@@ -144,10 +144,9 @@ fn long_items(kernel: &KernelSpec, work: u64, ktiles: u64, sms: u64) -> bool {
 
 /// k-tiles the exchange of partial tiles costs the busiest CTA of a stream-K launch of `kernel`
 /// for `problem` on `sm_count` SMs: [`PARTIAL_COST_KTILES`], twice that for long items
-/// ([`long_items`]), each shared by 3 to
-/// [`MAX_SHARERS`] CTAs. Fitted so that dispatch keeps the unsplit 128×192 tile where the shared
-/// 128×256 tile measured slower (H200, TF32 `nt` 2944³ 0.933×, 3072³ 0.993×, session 55; with the
-/// single cost the model moved them).
+/// ([`long_items`]), each shared by 3 to [`MAX_SHARERS`] CTAs. Fitted so that dispatch keeps the
+/// unsplit 128×192 tile where the shared 128×256 tile measured slower (H200, TF32 `nt` 2944³
+/// 0.933×, 3072³ 0.993×, session 55; with the single cost the model moved them).
 pub(crate) fn exchange_ktiles(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> u64 {
     let work = problem.work_items(kernel.c_tile());
     let ktiles = problem.k_tiles(kernel.block);
