@@ -15,6 +15,7 @@ use crate::problem::{peek_addresses, Addresses, Problem, Route, Signature};
 use crate::rules::{check_operands, check_signature, Reason};
 use crate::splitk;
 use crate::streamk;
+use crate::tail;
 use crate::tf32x3;
 use cudarc::driver::sys::CUstream;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, DeviceSlice};
@@ -51,7 +52,16 @@ pub(crate) fn cut(
         return KSplit {
             slices: 1,
             stream_k: true,
+            ..KSplit::NONE
         };
+    }
+    if cuts.split_k {
+        if let Some(tail_rows) = tail::choose(spec, problem, sms) {
+            return KSplit {
+                tail_rows,
+                ..KSplit::NONE
+            };
+        }
     }
     // the cheap kernel-independent test first: most calls have enough tiles
     if !cuts.split_k || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
@@ -64,6 +74,7 @@ pub(crate) fn cut(
     KSplit {
         slices,
         stream_k: false,
+        ..KSplit::NONE
     }
 }
 
@@ -370,6 +381,18 @@ impl Context {
         if !cuts.split_k {
             return Ok(plan);
         }
+        if let Some(rows) = tail::choose(spec, problem, sms) {
+            let (top, tail) = tail::parts(spec, problem, u64::from(rows));
+            let tail_plan = Plan::for_kernel(spec, &tail, sms)?.split_k(
+                &tail,
+                sms,
+                |s| self.is_loaded(s),
+                |s| self.resident_clusters(s),
+            );
+            if tail_plan.split.is_split() {
+                return Ok(Plan::for_kernel(spec, &top, sms)?.with_tail(&top, &tail_plan));
+            }
+        }
         Ok(plan.split_k(
             problem,
             sms,
@@ -404,6 +427,19 @@ impl Context {
             // SAFETY: as this function's contract; stream-K plans only come with `cuts.stream_k`,
             // which only `gemm` and `gemm_with_kernel` pass, with the context's stream.
             unsafe { self.launch_stream_k(func, &plan, problem) }?;
+            return Ok(plan);
+        }
+        if let Some(t) = plan.tail {
+            let (top, tail) = tail::at_row(problem, t.row as usize);
+            let tail_plan = t.plan();
+            let tail_func = self.function(t.kernel, "kernel")?;
+            // SAFETY: the two launches compute disjoint rows of C (views of the call's buffers
+            // inside its validated extents), in order on the context's stream: tail plans only
+            // come with `cuts.split_k`, which only `gemm` passes, with the context's stream.
+            unsafe {
+                launch::launch_gemm(self.cuda(), stream, func, &plan, &top, self.tma_store())?;
+                self.launch_split(tail_func, &tail_plan, &tail)?;
+            }
             return Ok(plan);
         }
         if plan.split.is_split() {

@@ -138,13 +138,16 @@ pub(crate) fn signature(
 
 /// How a call would be cut along K on a kernel: into `slices` k-slices (split-K, one block per
 /// tile and slice; 1 when not split), or with the k-tiles of its last work items shared out among
-/// the CTAs (`stream_k`: stream-K on a persistent kernel, [`crate::streamk`]).
+/// the CTAs (`stream_k`: stream-K on a persistent kernel, [`crate::streamk`]), or its last
+/// `tail_rows` rows of tiles split along K in a second launch (a CUDA-core tile, [`crate::tail`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct KSplit {
     /// k-slices of split-K (1: none).
     pub slices: u32,
     /// Stream-K.
     pub stream_k: bool,
+    /// Rows of tiles of the tail launch (0: none).
+    pub tail_rows: u32,
 }
 
 impl KSplit {
@@ -152,6 +155,7 @@ impl KSplit {
     pub(crate) const NONE: KSplit = KSplit {
         slices: 1,
         stream_k: false,
+        tail_rows: 0,
     };
 }
 

@@ -48,6 +48,7 @@ mod rules;
 mod splitk;
 mod staging;
 mod streamk;
+mod tail;
 #[cfg(test)]
 mod test_support;
 mod tf32x3;
@@ -65,4 +66,5 @@ pub use raw::RawBuffer;
 pub use rules::{can_implement, OperandPart, Reason};
 pub use splitk::Split;
 pub use staging::Staged;
+pub use tail::Tail;
 pub use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math, Role, Target};

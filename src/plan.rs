@@ -4,6 +4,7 @@ use crate::error::{invalid, Error, Result};
 use crate::problem::Problem;
 use crate::splitk::{self, Split};
 use crate::staging::Staged;
+use crate::tail::Tail;
 use tcgemm_kernels::config::{KernelSpec, KERNELS};
 
 /// How a call runs: the kernel and its launch shape. Returned by [`Context::plan`](crate::Context::plan),
@@ -55,6 +56,10 @@ pub struct Plan {
     /// kernel, ran the product over them (its first chunk of K, where the parts exceed the
     /// staging limit; `src/tf32x3.rs`).
     pub tf32x3: bool,
+    /// A tail launch: the call's last rows of tiles, split along K, run after this plan's launch,
+    /// which then computes only the rows above them (a CUDA-core tile whose last round of blocks
+    /// the call would leave short; `src/tail.rs`).
+    pub tail: Option<Tail>,
 }
 
 /// Largest grid x dimension CUDA accepts.
@@ -222,6 +227,22 @@ impl Plan {
             stream_k: 0,
             staged: Staged::NONE,
             tf32x3: false,
+            tail: None,
+        }
+    }
+
+    /// This plan (of the rows of C above the tail, `top`) followed by the tail launch
+    /// `tail_plan` (split along K).
+    pub(crate) fn with_tail(self, top: &Problem, tail_plan: &Plan) -> Plan {
+        Plan {
+            tail: Some(Tail {
+                // top's rows < m, a u32 after validation
+                row: top.gemm().m as u32,
+                kernel: tail_plan.kernel,
+                grid: tail_plan.grid,
+                split: tail_plan.split,
+            }),
+            ..self
         }
     }
 }

@@ -453,6 +453,26 @@ impl Problem {
         self.gemm.beta != 0.0
     }
 
+    /// Rows `start..start + rows` of this call's C (one batch item, `start + rows ≤ m`): the same
+    /// call on those rows of `op(A)` and C, as views into the same buffers with the same leading
+    /// dimensions (a tail launch, `crate::tail`).
+    pub(crate) fn rows(&self, start: usize, rows: usize) -> Problem {
+        let g = &self.gemm;
+        let a_skip = if g.trans_a { start } else { start * self.a.ld };
+        Problem {
+            gemm: Gemm {
+                m: rows,
+                lda: Some(self.a.ld),
+                ldb: Some(self.b.ld),
+                ldc: Some(self.c.ld),
+                ..*g
+            },
+            a: self.a.skip(a_skip),
+            c: self.c.skip(start * self.c.ld),
+            ..*self
+        }
+    }
+
     /// Output tiles of a `block` tile along m and along n (a zero block extent counts as 1).
     ///
     /// ```

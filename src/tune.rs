@@ -64,6 +64,7 @@ pub fn busiest_work(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: boo
     let cut = KSplit {
         slices: 1,
         stream_k,
+        ..KSplit::NONE
     };
     cost::busiest_work(spec, p, sm_count, cut)
 }
@@ -100,6 +101,7 @@ pub fn prior(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> u
     let cut = KSplit {
         slices: 1,
         stream_k,
+        ..KSplit::NONE
     };
     let fill = fill_tier(spec, p, sm_count, cut);
     u64::from(fill) * 1000 + 999 - u64::from(padding_class(spec, p).min(999))

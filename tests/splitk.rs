@@ -146,6 +146,63 @@ fn tf32_splits_on_the_swapped_tile() {
     }
 }
 
+/// Exact FP32 calls whose last rows of tiles run as a tail launch split along K (src/tail.rs):
+/// 2560³ `nt`, and `m = 64·⌈6·SMs / 20⌉ − 10` (2550 on 132 SMs: 40 rows × 20 columns of 64×128
+/// tiles, just over two rounds of 3 blocks per SM) × 2547 × 2503 in every layout, tails in M, N
+/// and K, padded leading dimensions, views off 16 bytes, `beta ≠ 0` in two layouts. The plan shows
+/// the tail; the result is within tolerance of the f64 reference (every entry written), the same
+/// bits over repeats, and within tolerance without split-K (no tail).
+#[test]
+fn fp32_tail_launches() {
+    let Some(ctx) = gpu() else { return };
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk fp32 tail");
+    let m = 64 * (6 * ctx.capabilities().sm_count as usize).div_ceil(20) - 10;
+    for (m, n, k, ta, tb, beta) in [
+        (2560, 2560, 2560, false, true, 0.0),
+        (m, 2547, 2503, false, false, 0.0),
+        (m, 2547, 2503, false, true, -0.5),
+        (m, 2547, 2503, true, false, 0.0),
+        (m, 2547, 2503, true, true, -0.5),
+    ] {
+        let p = Problem::new(m, n, k)
+            .trans(ta, tb)
+            .pad_ld(3, 5, 7)
+            .offsets(1, 2, 3)
+            .scale(1.5, beta)
+            .precision(Precision::Exact);
+        let label = format!("{m}x{n}x{k} {} beta={beta}", lay(ta, tb));
+        let case = Case::<f32, f32>::with_reference_limit(&label, p, &mut rng, REFERENCE_MACS);
+        let mut dev = case.upload(ctx.stream());
+        let launch = |dev: &mut _| {
+            case.launch(ctx, dev, None)
+                .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
+                .expect("a call with output launches")
+        };
+        let plan = launch(&mut dev);
+        let tail = plan
+            .tail
+            .unwrap_or_else(|| panic!("{label} should run a tail launch: {plan:?}"));
+        assert!(
+            tail.split.slices > 1
+                && (tail.row as usize) < m
+                && tail.row % plan.kernel.c_tile().m == 0,
+            "{label}: {plan:?}"
+        );
+        let first = case.download(ctx.stream(), &dev);
+        case.verify_on(&format!("tail from row {}", tail.row), &first, tol_fp32(k));
+        for i in 1..5 {
+            case.reset_c(ctx.stream(), &mut dev);
+            launch(&mut dev);
+            let again = case.download(ctx.stream(), &dev);
+            assert!(again == first, "repeat {i} differs bitwise: {label}");
+        }
+        case.verify_on("no split", &case.run(&off), tol_fp32(k));
+    }
+}
+
 #[test]
 fn fp32_exact_splits() {
     path::<f32, f32>(Precision::Exact, tol_fp32);

@@ -58,6 +58,9 @@ pub(crate) const UNTUNED_RATE: u128 = 50;
 /// module docs); `None` for a kernel that is neither persistent nor a CUDA-core SGEMM tile.
 pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u64> {
     if spec.family == Family::CudaCore {
+        if cut.tail_rows > 0 {
+            return crate::tail::busiest_ktiles(spec, p, sms, u64::from(cut.tail_rows));
+        }
         // the busiest SM's blocks share its FMA units in rounds of `b`, each block ⌈T/s⌉ k-tiles
         // and, split, one exchange; an empty slot of the last round costs a quarter of a block
         let blocks = busiest_sm_blocks(spec, p, sms, cut);
@@ -288,6 +291,7 @@ mod tests {
         move |s| KSplit {
             slices: 1,
             stream_k: streamk::choose(s, p, 132).is_some(),
+            ..KSplit::NONE
         }
     }
 
@@ -320,6 +324,7 @@ mod tests {
         let four = KSplit {
             slices: 4,
             stream_k: false,
+            ..KSplit::NONE
         };
         assert_eq!(busiest_ktiles(wide, &p, 132, four), Some(16 + 20));
         // not persistent: no model
@@ -346,6 +351,7 @@ mod tests {
         let twelve = KSplit {
             slices: 12,
             stream_k: false,
+            ..KSplit::NONE
         };
         let narrow = sgemm("sgemm_nn_32x128x16_t8x8_s3");
         assert_eq!(

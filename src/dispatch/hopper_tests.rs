@@ -15,6 +15,7 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         let cut = |s: &KernelSpec| KSplit {
             slices: 1,
             stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+            ..KSplit::NONE
         };
         let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
         (s.family.needs_tma(), cut(s).stream_k, s.block.m, s.block.n)
@@ -112,6 +113,7 @@ fn hopper_decode_calls_take_split_tma_kernels() {
                 .and_then(|t| crate::splitk::choose(t, p, 132))
                 .map_or(1, |(s, _)| s),
             stream_k: false,
+            ..KSplit::NONE
         }
     }
     for (m, n, k, ta, tb) in [
@@ -226,20 +228,11 @@ fn swapped_kernels_count_tiles_of_c_transposed() {
 /// The cut a Hopper context with split-K and stream-K on would make on 132 SMs
 /// (`Context::cut`): stream-K where its model says so, else the split-K model's slices.
 pub(super) fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
-    move |s| {
-        if crate::streamk::choose(s, p, 132).is_some() {
-            return KSplit {
-                slices: 1,
-                stream_k: true,
-            };
-        }
-        KSplit {
-            slices: crate::splitk::f32_twin(s, KERNELS)
-                .and_then(|t| crate::splitk::choose(t, p, 132))
-                .map_or(1, |(s, _)| s),
-            stream_k: false,
-        }
-    }
+    let cuts = crate::calls::Cuts {
+        split_k: true,
+        stream_k: true,
+    };
+    move |s| crate::calls::cut(s, p, 132, cuts, |_| true)
 }
 
 #[test]
@@ -422,6 +415,7 @@ fn family_pick(g: Gemm, input: Elem, output: Elem) -> (Family, u32, u32) {
     let cut = |s: &KernelSpec| KSplit {
         slices: 1,
         stream_k: crate::streamk::choose(s, &p, 132).is_some(),
+        ..KSplit::NONE
     };
     let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
     (s.family, s.block.m, s.block.n)

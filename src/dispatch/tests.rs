@@ -213,7 +213,7 @@ fn the_slices_of_a_split_count_toward_fill() {
     // split 8 ways, both small tiles fill every SM; the one-row tile pads 16×, not 64×
     let split = |s: &KernelSpec| KSplit {
         slices: if s.name == "large" { 1 } else { 8 },
-        stream_k: false,
+        ..KSplit::NONE
     };
     assert_eq!(
         select(&t, &p, Some(132), |_| true, split).unwrap().name,
@@ -226,7 +226,8 @@ fn the_slices_of_a_split_count_toward_fill() {
             132,
             KSplit {
                 slices: 8,
-                stream_k: false
+                stream_k: false,
+                ..KSplit::NONE
             }
         ),
         100

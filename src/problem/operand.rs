@@ -123,6 +123,25 @@ impl OperandLayout {
         }
     }
 
+    /// The same layout from `elems` elements into the buffer on (`elems` less than `len`): a view
+    /// with the same leading dimension and batch stride.
+    pub(super) fn skip(self, elems: usize) -> Self {
+        let shift_aligned = multiple_of_16_bytes(elems as u64, self.elem);
+        let bytes = elems as u64 * u64::from(self.elem.bytes());
+        let view = OperandLayout {
+            len: self.len - elems,
+            alignment: Alignment {
+                base: self.alignment.base && shift_aligned,
+                ..self.alignment
+            },
+            ..self
+        };
+        match self.base {
+            Some(base) => view.at(base + bytes),
+            None => view,
+        }
+    }
+
     /// The same layout with its base at `base`.
     pub(super) fn at(self, base: u64) -> Self {
         OperandLayout {

@@ -72,3 +72,40 @@ fn resolve_validates_the_lengths() {
     assert!(Problem::resolve(&g, sig, (16, 16, 16)).is_ok());
     assert!(Problem::resolve(&g, sig, (16, 15, 16)).is_err());
 }
+
+/// `Problem::rows` (a tail launch's two calls): views into the same buffers, with the call's
+/// leading dimensions (packed ones made explicit) and A stepped by rows or, stored transposed, by
+/// columns.
+#[test]
+fn rows_are_views_with_the_same_leading_dimensions() {
+    for trans_a in [false, true] {
+        let g = Gemm::new(300, 70, 52).trans_a(trans_a).ldc(72);
+        let p = Problem::resolve(
+            &g,
+            Signature::any_math(&g, Elem::F32, Elem::F32),
+            g.required_lens().unwrap(),
+        )
+        .unwrap()
+        .at(Addresses {
+            a: 1 << 20,
+            b: 2 << 20,
+            c: 3 << 20,
+        });
+        let tail = p.rows(256, 44);
+        assert_eq!(tail.gemm().m, 44);
+        assert_eq!((tail.a().ld, tail.c().ld), (p.a().ld, 72));
+        let a_skip = if trans_a { 256 } else { 256 * 52 };
+        assert_eq!(tail.a().base, Some((1 << 20) + 4 * a_skip as u64));
+        assert_eq!(tail.a().len, p.a().len - a_skip);
+        assert_eq!(tail.b(), p.b());
+        assert_eq!(tail.c().base, Some((3 << 20) + 4 * 256 * 72));
+        assert!(tail.a().alignment.all() && tail.c().alignment.all());
+        // from row 1, A stored transposed starts 4 bytes on: off 16 bytes
+        assert_eq!(p.rows(1, 44).a().alignment.base, !trans_a);
+        let top = p.rows(0, 256);
+        assert_eq!(
+            (top.gemm().m, top.a().base, top.c().len),
+            (256, p.a().base, p.c().len)
+        );
+    }
+}

@@ -170,8 +170,8 @@ impl<I: TestElem, O: TestElem> Buffers<I, O> {
 }
 
 /// The kernel column of a plan: the kernel, for a call split along K `/S` and the slice depth,
-/// for a stream-K launch `+sk` and the items it shares out, and for a staged call `+staged` and
-/// the operands copied.
+/// for a stream-K launch `+sk` and the items it shares out, for a tail launch `+tail` and its first
+/// row and split, and for a staged call `+staged` and the operands copied.
 fn kernel_label(plan: tcgemm::Result<Plan>) -> Result<String, String> {
     plan.map(|p| {
         let mut label = match p.split.slices {
@@ -180,6 +180,9 @@ fn kernel_label(plan: tcgemm::Result<Plan>) -> Result<String, String> {
         };
         if p.stream_k > 0 {
             label += &format!(" +sk{}", p.stream_k);
+        }
+        if let Some(t) = p.tail {
+            label += &format!(" +tail{} /{}x{}k", t.row, t.split.slices, t.split.kslice);
         }
         let st = p.staged;
         if st.any() {

@@ -338,7 +338,8 @@ pub fn method_line(m: &Method) -> String {
          the measured ceiling of the path's instruction (fp32: FFMA, tf32: MMA tf32, f16: MMA f16, bf16: MMA \
          bf16; tcgemm's `mma.sync` microkernels, which `wgmma` kernels, tcgemm's `_tma` ones and cuBLAS's on \
          Hopper, exceed). Kernel column: `/SxDk` the call split into S k-slices of D, `+skI` stream-K sharing \
-         out I items, `+staged` the operands copied first.",
+         out I items, `+tailR /SxDk` rows from R on run after the others as a second launch split into S \
+         k-slices of D, `+staged` the operands copied first.",
         range(m.reps),
         range(m.sets),
         m.host_us,

@@ -1,0 +1,213 @@
+//! A tail launch: the last rows of tiles of a CUDA-core call split along K in a second launch.
+//!
+//! A kernel of one block per tile runs its busiest SM's `⌈W/S⌉` blocks in rounds of `b`
+//! (`dispatch/cost.rs`); when the call's `W` tiles are just over a whole number of rounds, a last
+//! round of a few blocks costs as much as a full one (2560³ FP32: 800 tiles of 64×128 put 7
+//! blocks, rounds of 3, 3 and 1, on the busiest of 132 SMs for 6.06 tiles of work each). A tail
+//! launch runs the call's top rows of tiles unsplit with the kernel, then its last `r` rows of
+//! tiles as a call of their own, which has fewer tiles than SMs and so is split along K by
+//! split-K ([`crate::splitk`]): its slices spread over every SM, and are summed in slice order
+//! (the fused tail or the reduction kernel), so the result stays bitwise reproducible.
+//!
+//! # The model ([`choose`])
+//! For a CUDA-core tile (the kernels [`dispatch::cost`](crate::dispatch) times) and a call of one
+//! batch item that reads A and B with `K ≥` [`MIN_SPLIT_K`](crate::splitk::MIN_SPLIT_K) and at
+//! least as many tiles as SMs: each `r` whose `r` rows of tiles are fewer tiles than SMs and which
+//! split-K splits, costs the busiest SM's k-tiles of the top rows unsplit, plus those of the tail's
+//! split (its exchange included), plus [`LAUNCH_KTILES`]. The least of them is taken where it saves
+//! at least [`SAVING_PERCENT`] of the unsplit call's; dispatch then weighs it against the other
+//! tiles (`KSplit::tail_rows`).
+//!
+//! Both launches are on the context's stream and use its workspace only for the tail's slices (at
+//! most one wave of them, as any split).
+
+use crate::dispatch::{cost, KSplit};
+use crate::plan::Plan;
+use crate::problem::Problem;
+use crate::splitk::{self, Split};
+use tcgemm_kernels::config::{Family, KernelSpec};
+
+/// The k-tiles (of the kernel's own tile) a tail launch costs beyond its blocks' work: the second
+/// launch's start behind the first's last block.
+pub const LAUNCH_KTILES: u64 = 4;
+
+/// Least share, in percent, of the busiest SM's k-tiles unsplit that a tail launch must save to be
+/// taken: one of dispatch's time classes (`CLASS_PERCENT`).
+pub const SAVING_PERCENT: u64 = 4;
+
+/// The tail launch of a call ([`Plan::tail`](crate::Plan::tail)): rows `row..m` of C, computed
+/// after the rows above them, split along K.
+///
+/// ```no_run
+/// use tcgemm::{Context, Gemm, Precision};
+/// let ctx = Context::new(0)?;
+/// let plan = ctx.plan::<f32, f32>(&Gemm::new(2560, 2560, 2560).precision(Precision::Exact))?;
+/// if let Some(t) = plan.tail {
+///     println!("rows {}.. in {} slices of {} k on {}", t.row, t.split.slices, t.split.kslice,
+///              t.kernel.name);
+/// }
+/// # Ok::<(), tcgemm::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Tail {
+    /// First row of C of the tail launch: the plan's own launch computes the rows above it.
+    pub row: u32,
+    /// The tail launch's kernel (the call's kernel's f32-output twin).
+    pub kernel: &'static KernelSpec,
+    /// The tail launch's grid (one batch item per slice).
+    pub grid: (u32, u32, u32),
+    /// The tail launch's split along K (always split).
+    pub split: Split,
+}
+
+impl Tail {
+    /// The tail launch as a plan of its own.
+    pub(crate) fn plan(&self) -> Plan {
+        Plan {
+            split: self.split,
+            ..Plan::with_grid(self.kernel, self.grid, self.kernel.smem_bytes)
+        }
+    }
+}
+
+/// The call's rows above the tail and the tail, `tile_rows` rows of `spec`'s tiles, as two calls
+/// on views of the same buffers.
+pub(crate) fn parts(spec: &KernelSpec, p: &Problem, tile_rows: u64) -> (Problem, Problem) {
+    let (tiles_m, _) = p.tile_grid(spec.c_tile());
+    // (tiles_m − tile_rows)·BM < m, so it fits usize
+    let row = (tiles_m.saturating_sub(tile_rows) * u64::from(spec.c_tile().m)) as usize;
+    at_row(p, row)
+}
+
+/// The call's rows above `row` and from `row` on.
+pub(crate) fn at_row(p: &Problem, row: usize) -> (Problem, Problem) {
+    let m = p.gemm().m;
+    (p.rows(0, row), p.rows(row, m - row))
+}
+
+/// The busiest SM's k-tiles of `spec` for `p` on `sms` SMs with a tail launch of `tile_rows` rows
+/// of tiles (see the module docs); `None` when split-K does not split the tail.
+pub(crate) fn busiest_ktiles(
+    spec: &KernelSpec,
+    p: &Problem,
+    sms: u32,
+    tile_rows: u64,
+) -> Option<u64> {
+    let (top, tail) = parts(spec, p, tile_rows);
+    let (slices, _) = splitk::choose(spec, &tail, sms)?;
+    let top = cost::busiest_ktiles(spec, &top, sms, KSplit::NONE)?;
+    let split = KSplit {
+        slices,
+        ..KSplit::NONE
+    };
+    let tail = cost::busiest_ktiles(spec, &tail, sms, split)?;
+    Some(top + tail + LAUNCH_KTILES)
+}
+
+/// The rows of tiles of the tail launch of `p` on `spec` on `sms` SMs, by the model in the module
+/// docs; `None`: no tail launch.
+pub(crate) fn choose(spec: &KernelSpec, p: &Problem, sms: u32) -> Option<u32> {
+    let g = p.gemm();
+    // a CUDA-core tile is its own f32 twin, so split-K takes its tail as it is
+    if spec.family != Family::CudaCore
+        || g.batch != 1
+        || !p.reads_ab()
+        || (g.k as u64) < splitk::MIN_SPLIT_K
+    {
+        return None;
+    }
+    let (tiles_m, tiles_n) = p.tile_grid(spec.c_tile());
+    let sms64 = u64::from(sms);
+    if tiles_m.saturating_mul(tiles_n) < sms64 {
+        return None;
+    }
+    let whole = cost::busiest_ktiles(spec, p, sms, KSplit::NONE)?;
+    (1..tiles_m)
+        .take_while(|r| r * tiles_n < sms64)
+        .filter_map(|r| busiest_ktiles(spec, p, sms, r).map(|t| (t, r)))
+        .min()
+        .filter(|&(t, _)| t * 100 <= whole * (100 - SAVING_PERCENT))
+        // r < tiles_n·r < SMs, a u32
+        .map(|(_, r)| r as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calls::{cut, Cuts};
+    use crate::dispatch::select;
+    use crate::gemm::{Gemm, Precision};
+    use crate::test_support::problem;
+    use tcgemm_kernels::config::{find_kernel, Elem, KERNELS};
+
+    fn exact(g: Gemm) -> Problem {
+        problem(&g.precision(Precision::Exact), Elem::F32, Elem::F32, false)
+    }
+
+    fn sgemm(name: &str) -> &'static KernelSpec {
+        find_kernel(name).expect("a CUDA-core tile of the table")
+    }
+
+    /// 2560³ on the 64×128 tile: 40 × 20 tiles put 7 blocks (rounds of 3, 3 and 1) on the busiest
+    /// of 132 SMs; the top 39 rows put 6 (two whole rounds) and the last row's 20 tiles split 10
+    /// ways (slices of 256) fill 200 slots.
+    #[test]
+    fn the_last_row_of_tiles_runs_split_where_the_last_round_is_short() {
+        let tile = sgemm("sgemm_nn_64x128x16_t8x8_s3");
+        let p = exact(Gemm::new(2560, 2560, 2560));
+        assert_eq!(choose(tile, &p, 132), Some(1));
+        let (top, tail) = parts(tile, &p, 1);
+        assert_eq!((top.gemm().m, tail.gemm().m), (2496, 64));
+        assert_eq!(splitk::choose(tile, &tail, 132), Some((10, 256)));
+        let whole = cost::busiest_ktiles(tile, &p, 132, KSplit::NONE).unwrap();
+        // 7 blocks, the last round's 2 empty slots a quarter each: 7.5 × 160 k-tiles
+        assert_eq!(whole, 1200);
+        // 6 × 160, then 2 blocks of 16 k-tiles and the exchange in a round of 3, and the launch
+        let with_tail = busiest_ktiles(tile, &p, 132, 1).unwrap();
+        assert_eq!(with_tail, 960 + (2 * 4 + 1) * (16 + 20) / 4 + LAUNCH_KTILES);
+    }
+
+    #[test]
+    fn no_tail_where_rounds_are_whole_or_the_call_cannot_split() {
+        let tile = sgemm("sgemm_nn_64x128x16_t8x8_s3");
+        // 4096³: 2048 tiles, 16 blocks on the busiest SM, nearly six whole rounds
+        assert_eq!(choose(tile, &exact(Gemm::new(4096, 4096, 4096)), 132), None);
+        // fewer tiles than SMs: split-K's call, not a tail's
+        assert_eq!(choose(tile, &exact(Gemm::new(64, 4096, 4096)), 132), None);
+        // K under split-K's least, two batch items, alpha = 0
+        assert_eq!(choose(tile, &exact(Gemm::new(2560, 2560, 1000)), 132), None);
+        let two = Gemm::new(2560, 2560, 2560).batch(2);
+        assert_eq!(choose(tile, &exact(two), 132), None);
+        let scale = Gemm::new(2560, 2560, 2560).alpha(0.0).beta(1.0);
+        assert_eq!(choose(tile, &exact(scale), 132), None);
+        // only the CUDA-core tiles take it
+        let p = problem(&Gemm::new(2560, 2560, 2560), Elem::F16, Elem::F16, false);
+        for spec in KERNELS.iter().filter(|s| s.family != Family::CudaCore) {
+            assert_eq!(choose(spec, &p, 132), None, "{}", spec.name);
+        }
+    }
+
+    /// Dispatch weighs the tail against the other tiles: 2560³ exact FP32 runs the 64×128 tile with
+    /// a tail in every layout (`nt` was on the 128×128 tile unsplit: 4 blocks of twice the work on
+    /// the busiest SM; H200 forced, 40.0 against 37.3 TFLOPS before the tail, docs/f32-log.md).
+    #[test]
+    fn dispatch_takes_the_tail_at_2560() {
+        let cuts = Cuts {
+            split_k: true,
+            stream_k: true,
+        };
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let p = exact(Gemm::new(2560, 2560, 2560).trans_a(ta).trans_b(tb));
+            let with = |s: &KernelSpec| cut(s, &p, 132, cuts, |_| true);
+            let s = select(KERNELS, &p, Some(132), |_| true, with).unwrap();
+            assert_eq!(
+                (s.block.m, s.block.n, with(s).tail_rows),
+                (64, 128, 1),
+                "{}",
+                s.name
+            );
+            // without split-K there is no tail
+            assert_eq!(cut(s, &p, 132, Cuts::NONE, |_| true).tail_rows, 0);
+        }
+    }
+}
