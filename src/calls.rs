@@ -56,7 +56,7 @@ pub(crate) fn cut(
         };
     }
     if cuts.split_k {
-        if let Some(tail_rows) = tail::choose(spec, problem, sms) {
+        if let Some(tail_rows) = tail::choose(spec, problem, sms, &loaded) {
             return KSplit {
                 tail_rows,
                 ..KSplit::NONE
@@ -381,7 +381,7 @@ impl Context {
         if !cuts.split_k {
             return Ok(plan);
         }
-        if let Some(rows) = tail::choose(spec, problem, sms) {
+        if let Some(rows) = tail::choose(spec, problem, sms, |s| self.is_loaded(s)) {
             let (top, tail) = tail::parts(spec, problem, u64::from(rows));
             let tail_plan = Plan::for_kernel(spec, &tail, sms)?.split_k(
                 &tail,

@@ -1,4 +1,5 @@
-//! A tail launch: the last rows of tiles of a CUDA-core call split along K in a second launch.
+//! A tail launch: the last rows of tiles of a call on a kernel of one block per tile, split along
+//! K in a second launch.
 //!
 //! A kernel of one block per tile runs its busiest SM's `⌈W/S⌉` blocks in rounds of `b`
 //! (`dispatch/cost.rs`); when the call's `W` tiles are just over a whole number of rounds, a last
@@ -10,7 +11,8 @@
 //! (the fused tail or the reduction kernel), so the result stays bitwise reproducible.
 //!
 //! # The model ([`choose`])
-//! For a CUDA-core tile (the kernels [`dispatch::cost`](crate::dispatch) times) and a call of one
+//! For a kernel of one block per tile (the CUDA-core tiles, which dispatch's time model ranks, and
+//! the `mma.sync` multistage tiles, whose tail runs on their f32-output twin) and a call of one
 //! batch item that reads A and B with `K ≥` [`MIN_SPLIT_K`](crate::splitk::MIN_SPLIT_K) and at
 //! least as many tiles as SMs: each `r` whose `r` rows of tiles are fewer tiles than SMs and which
 //! split-K splits, costs the busiest SM's k-tiles of the top rows unsplit, plus those of the tail's
@@ -21,11 +23,11 @@
 //! Both launches are on the context's stream and use its workspace only for the tail's slices (at
 //! most one wave of them, as any split).
 
-use crate::dispatch::{cost, KSplit};
+use crate::dispatch::cost;
 use crate::plan::Plan;
 use crate::problem::Problem;
 use crate::splitk::{self, Split};
-use tcgemm_kernels::config::{Family, KernelSpec};
+use tcgemm_kernels::config::{Family, KernelSpec, KERNELS};
 
 /// The k-tiles (of the kernel's own tile) a tail launch costs beyond its blocks' work: the second
 /// launch's start behind the first's last block.
@@ -85,35 +87,41 @@ pub(crate) fn at_row(p: &Problem, row: usize) -> (Problem, Problem) {
     (p.rows(0, row), p.rows(row, m - row))
 }
 
-/// The busiest SM's k-tiles of `spec` for `p` on `sms` SMs with a tail launch of `tile_rows` rows
-/// of tiles (see the module docs); `None` when split-K does not split the tail.
+/// The busiest SM's k-tiles (of `spec`'s tile) for `p` on `sms` SMs with a tail launch of
+/// `tile_rows` rows of tiles (see the module docs); `None` when split-K does not split the tail
+/// (or `spec` has no f32 twin that `loaded` accepts).
 pub(crate) fn busiest_ktiles(
     spec: &KernelSpec,
     p: &Problem,
     sms: u32,
     tile_rows: u64,
+    loaded: impl Fn(&KernelSpec) -> bool,
 ) -> Option<u64> {
+    let twin = splitk::f32_twin(spec, KERNELS).filter(|t| loaded(t))?;
     let (top, tail) = parts(spec, p, tile_rows);
-    let (slices, _) = splitk::choose(spec, &tail, sms)?;
-    let top = cost::busiest_ktiles(spec, &top, sms, KSplit::NONE)?;
-    let split = KSplit {
-        slices,
-        ..KSplit::NONE
-    };
-    let tail = cost::busiest_ktiles(spec, &tail, sms, split)?;
-    Some(top + tail + LAUNCH_KTILES)
+    let (slices, _) = splitk::choose(twin, &tail, sms)?;
+    let top = cost::block_rounds_ktiles(spec, &top, sms, 1);
+    // the twin has the tile of C; its k-tiles may be of another depth
+    let tail = cost::block_rounds_ktiles(twin, &tail, sms, slices) * u64::from(twin.block.k);
+    Some(top + tail.div_ceil(u64::from(spec.block.k.max(1))) + LAUNCH_KTILES)
+}
+
+/// Whether `spec` is a kernel of one block per tile that a tail launch may follow: the CUDA-core
+/// and the `mma.sync` multistage tiles.
+fn takes_a_tail(spec: &KernelSpec) -> bool {
+    matches!(spec.family, Family::CudaCore | Family::MmaSyncMultistage)
 }
 
 /// The rows of tiles of the tail launch of `p` on `spec` on `sms` SMs, by the model in the module
-/// docs; `None`: no tail launch.
-pub(crate) fn choose(spec: &KernelSpec, p: &Problem, sms: u32) -> Option<u32> {
+/// docs, with the kernels `loaded` accepts; `None`: no tail launch.
+pub(crate) fn choose(
+    spec: &KernelSpec,
+    p: &Problem,
+    sms: u32,
+    loaded: impl Fn(&KernelSpec) -> bool,
+) -> Option<u32> {
     let g = p.gemm();
-    // a CUDA-core tile is its own f32 twin, so split-K takes its tail as it is
-    if spec.family != Family::CudaCore
-        || g.batch != 1
-        || !p.reads_ab()
-        || (g.k as u64) < splitk::MIN_SPLIT_K
-    {
+    if !takes_a_tail(spec) || g.batch != 1 || !p.reads_ab() || (g.k as u64) < splitk::MIN_SPLIT_K {
         return None;
     }
     let (tiles_m, tiles_n) = p.tile_grid(spec.c_tile());
@@ -121,10 +129,10 @@ pub(crate) fn choose(spec: &KernelSpec, p: &Problem, sms: u32) -> Option<u32> {
     if tiles_m.saturating_mul(tiles_n) < sms64 {
         return None;
     }
-    let whole = cost::busiest_ktiles(spec, p, sms, KSplit::NONE)?;
+    let whole = cost::block_rounds_ktiles(spec, p, sms, 1);
     (1..tiles_m)
         .take_while(|r| r * tiles_n < sms64)
-        .filter_map(|r| busiest_ktiles(spec, p, sms, r).map(|t| (t, r)))
+        .filter_map(|r| busiest_ktiles(spec, p, sms, r, &loaded).map(|t| (t, r)))
         .min()
         .filter(|&(t, _)| t * 100 <= whole * (100 - SAVING_PERCENT))
         // r < tiles_n·r < SMs, a u32
@@ -136,6 +144,7 @@ mod tests {
     use super::*;
     use crate::calls::{cut, Cuts};
     use crate::dispatch::select;
+    use crate::dispatch::KSplit;
     use crate::gemm::{Gemm, Precision};
     use crate::test_support::problem;
     use tcgemm_kernels::config::{find_kernel, Elem, KERNELS};
@@ -155,7 +164,7 @@ mod tests {
     fn the_last_row_of_tiles_runs_split_where_the_last_round_is_short() {
         let tile = sgemm("sgemm_nn_64x128x16_t8x8_s3");
         let p = exact(Gemm::new(2560, 2560, 2560));
-        assert_eq!(choose(tile, &p, 132), Some(1));
+        assert_eq!(choose(tile, &p, 132, |_| true), Some(1));
         let (top, tail) = parts(tile, &p, 1);
         assert_eq!((top.gemm().m, tail.gemm().m), (2496, 64));
         assert_eq!(splitk::choose(tile, &tail, 132), Some((10, 256)));
@@ -163,7 +172,7 @@ mod tests {
         // 7 blocks, the last round's 2 empty slots a quarter each: 7.5 × 160 k-tiles
         assert_eq!(whole, 1200);
         // 6 × 160, then 2 blocks of 16 k-tiles and the exchange in a round of 3, and the launch
-        let with_tail = busiest_ktiles(tile, &p, 132, 1).unwrap();
+        let with_tail = busiest_ktiles(tile, &p, 132, 1, |_| true).unwrap();
         assert_eq!(with_tail, 960 + (2 * 4 + 1) * (16 + 20) / 4 + LAUNCH_KTILES);
     }
 
@@ -171,20 +180,50 @@ mod tests {
     fn no_tail_where_rounds_are_whole_or_the_call_cannot_split() {
         let tile = sgemm("sgemm_nn_64x128x16_t8x8_s3");
         // 4096³: 2048 tiles, 16 blocks on the busiest SM, nearly six whole rounds
-        assert_eq!(choose(tile, &exact(Gemm::new(4096, 4096, 4096)), 132), None);
+        assert_eq!(
+            choose(tile, &exact(Gemm::new(4096, 4096, 4096)), 132, |_| true),
+            None
+        );
         // fewer tiles than SMs: split-K's call, not a tail's
-        assert_eq!(choose(tile, &exact(Gemm::new(64, 4096, 4096)), 132), None);
+        assert_eq!(
+            choose(tile, &exact(Gemm::new(64, 4096, 4096)), 132, |_| true),
+            None
+        );
         // K under split-K's least, two batch items, alpha = 0
-        assert_eq!(choose(tile, &exact(Gemm::new(2560, 2560, 1000)), 132), None);
+        assert_eq!(
+            choose(tile, &exact(Gemm::new(2560, 2560, 1000)), 132, |_| true),
+            None
+        );
         let two = Gemm::new(2560, 2560, 2560).batch(2);
-        assert_eq!(choose(tile, &exact(two), 132), None);
+        assert_eq!(choose(tile, &exact(two), 132, |_| true), None);
         let scale = Gemm::new(2560, 2560, 2560).alpha(0.0).beta(1.0);
-        assert_eq!(choose(tile, &exact(scale), 132), None);
-        // only the CUDA-core tiles take it
+        assert_eq!(choose(tile, &exact(scale), 132, |_| true), None);
+        // only the kernels of one block per tile take it
         let p = problem(&Gemm::new(2560, 2560, 2560), Elem::F16, Elem::F16, false);
-        for spec in KERNELS.iter().filter(|s| s.family != Family::CudaCore) {
-            assert_eq!(choose(spec, &p, 132), None, "{}", spec.name);
+        for spec in KERNELS.iter().filter(|s| !takes_a_tail(s)) {
+            assert_eq!(choose(spec, &p, 132, |_| true), None, "{}", spec.name);
         }
+    }
+
+    /// The `mma.sync` tiles (the sm_80 path) take it on their f32 twin: 3072³ f16 `nt` on the
+    /// 64-deep 128×256 tile, 24 × 12 tiles at one block per SM (3 waves for 2.18 of work); the
+    /// top 22 rows are 2 whole waves, the last 2 rows' 24 tiles run 5 slices on the 32-deep twin.
+    #[test]
+    fn mma_sync_tiles_take_it_on_their_f32_twin() {
+        let tile = find_kernel("f16_f16_nt_128x256x64_w64x64_s3").unwrap();
+        let g = Gemm::new(3072, 3072, 3072).trans_b(true);
+        let p = problem(&g, Elem::F16, Elem::F16, false);
+        assert_eq!(choose(tile, &p, 132, |_| true), Some(2));
+        // no tail when the twin is not loaded
+        assert_eq!(choose(tile, &p, 132, |s| s.output == Elem::F16), None);
+        let twin = splitk::f32_twin(tile, KERNELS).unwrap();
+        assert_eq!((twin.block.k, twin.output), (32, Elem::F32));
+        let (_, tail) = parts(tile, &p, 2);
+        assert_eq!(splitk::choose(twin, &tail, 132), Some((5, 640)));
+        // 3 waves of 48 k-tiles unsplit; 2 waves, then one of 20 32-deep k-tiles and the exchange
+        assert_eq!(cost::block_rounds_ktiles(tile, &p, 132, 1), 144);
+        let with_tail = busiest_ktiles(tile, &p, 132, 2, |_| true).unwrap();
+        assert_eq!(with_tail, 96 + (20 + 20) * 32 / 64 + LAUNCH_KTILES);
     }
 
     /// Dispatch weighs the tail against the other tiles: 2560³ exact FP32 runs the 64×128 tile with

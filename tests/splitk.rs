@@ -146,12 +146,58 @@ fn tf32_splits_on_the_swapped_tile() {
     }
 }
 
-/// Exact FP32 calls whose last rows of tiles run as a tail launch split along K (src/tail.rs):
-/// 2560³ `nt`, and `m = 64·⌈6·SMs / 20⌉ − 10` (2550 on 132 SMs: 40 rows × 20 columns of 64×128
-/// tiles, just over two rounds of 3 blocks per SM) × 2547 × 2503 in every layout, tails in M, N
-/// and K, padded leading dimensions, views off 16 bytes, `beta ≠ 0` in two layouts. The plan shows
-/// the tail; the result is within tolerance of the f64 reference (every entry written), the same
-/// bits over repeats, and within tolerance without split-K (no tail).
+/// One call that runs its last rows of tiles as a tail launch split along K (src/tail.rs): the
+/// plan shows the tail; the result is within `tol` of the f64 reference (every entry written with
+/// `beta = 0`), the same bits over repeats, and within `tol` without split-K (no tail).
+fn check_tail<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    off: &Context,
+    rng: &mut Rng,
+    p: Problem,
+    tol: f64,
+) {
+    let label = format!(
+        "{}->{} {}x{}x{} {} beta={}",
+        I::NAME,
+        O::NAME,
+        p.m,
+        p.n,
+        p.k,
+        lay(p.trans_a, p.trans_b),
+        p.beta
+    );
+    let m = p.m;
+    let case = Case::<I, O>::with_reference_limit(&label, p, rng, REFERENCE_MACS);
+    let mut dev = case.upload(ctx.stream());
+    let launch = |dev: &mut _| {
+        case.launch(ctx, dev, None)
+            .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
+            .expect("a call with output launches")
+    };
+    let plan = launch(&mut dev);
+    let tail = plan
+        .tail
+        .unwrap_or_else(|| panic!("{label} should run a tail launch: {plan:?}"));
+    assert!(
+        tail.split.slices > 1 && (tail.row as usize) < m && tail.row % plan.kernel.c_tile().m == 0,
+        "{label}: {plan:?}"
+    );
+    let first = case.download(ctx.stream(), &dev);
+    let name = format!("{} tail from row {}", plan.kernel.name, tail.row);
+    case.verify_on(&name, &first, tol);
+    for i in 1..5 {
+        case.reset_c(ctx.stream(), &mut dev);
+        launch(&mut dev);
+        let again = case.download(ctx.stream(), &dev);
+        assert!(again == first, "repeat {i} differs bitwise: {label}");
+    }
+    case.verify_on("no split", &case.run(off), tol);
+}
+
+/// Exact FP32 calls that take a tail launch: 2560³ `nt`, and `m = 64·⌈6·SMs / 20⌉ − 10` (2550 on
+/// 132 SMs: 40 rows × 20 columns of 64×128 tiles, just over two rounds of 3 blocks per SM) × 2547
+/// × 2503 in every layout, tails in M, N and K, padded leading dimensions, views off 16 bytes,
+/// `beta ≠ 0` in two layouts.
 #[test]
 fn fp32_tail_launches() {
     let Some(ctx) = gpu() else { return };
@@ -173,34 +219,64 @@ fn fp32_tail_launches() {
             .offsets(1, 2, 3)
             .scale(1.5, beta)
             .precision(Precision::Exact);
-        let label = format!("{m}x{n}x{k} {} beta={beta}", lay(ta, tb));
-        let case = Case::<f32, f32>::with_reference_limit(&label, p, &mut rng, REFERENCE_MACS);
-        let mut dev = case.upload(ctx.stream());
-        let launch = |dev: &mut _| {
-            case.launch(ctx, dev, None)
-                .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
-                .expect("a call with output launches")
-        };
-        let plan = launch(&mut dev);
-        let tail = plan
-            .tail
-            .unwrap_or_else(|| panic!("{label} should run a tail launch: {plan:?}"));
-        assert!(
-            tail.split.slices > 1
-                && (tail.row as usize) < m
-                && tail.row % plan.kernel.c_tile().m == 0,
-            "{label}: {plan:?}"
-        );
-        let first = case.download(ctx.stream(), &dev);
-        case.verify_on(&format!("tail from row {}", tail.row), &first, tol_fp32(k));
-        for i in 1..5 {
-            case.reset_c(ctx.stream(), &mut dev);
-            launch(&mut dev);
-            let again = case.download(ctx.stream(), &dev);
-            assert!(again == first, "repeat {i} differs bitwise: {label}");
-        }
-        case.verify_on("no split", &case.run(&off), tol_fp32(k));
+        check_tail::<f32, f32>(ctx, &off, &mut rng, p, tol_fp32(k));
     }
+}
+
+/// The `mma.sync` tiles on the sm_80 path (`force_sm80`) take a tail launch where their 128×256
+/// tiles are just over whole waves: 2990×3000×3001 (12 × 24 tiles of 128×256 on 132 SMs) in
+/// TF32 `nn` (the swapped tile: tiles of C 256 rows tall), f16 → f16 `nt` (the 64-deep tile, its
+/// tail on the 32-deep f32-output twin, summed by the reduction kernel), bf16 → f32 `tt`, and TF32
+/// `tn` with `beta ≠ 0`; padded leading dimensions.
+#[test]
+fn mma_sync_tail_launches() {
+    let sm80 = |split_k| {
+        gpu_with_options(ContextOptions {
+            force_sm80: true,
+            split_k,
+            ..Default::default()
+        })
+    };
+    let (Some(ctx), Some(off)) = (sm80(true), sm80(false)) else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk mma.sync tail");
+    let shape = |ta, tb, beta| {
+        Problem::new(2990, 3000, 3001)
+            .trans(ta, tb)
+            .pad_ld(8, 16, 8)
+            .scale(0.75, beta)
+    };
+    let k = 3001;
+    let tf32 = |p: Problem| p.precision(Precision::Tf32);
+    check_tail::<f32, f32>(
+        &ctx,
+        &off,
+        &mut rng,
+        tf32(shape(false, false, 0.0)),
+        TOL_TF32_FRO,
+    );
+    check_tail::<f32, f32>(
+        &ctx,
+        &off,
+        &mut rng,
+        tf32(shape(true, false, -1.5)),
+        TOL_TF32_FRO,
+    );
+    check_tail::<f16, f16>(
+        &ctx,
+        &off,
+        &mut rng,
+        shape(false, true, 0.0),
+        tol_16::<f16>(k),
+    );
+    check_tail::<bf16, f32>(
+        &ctx,
+        &off,
+        &mut rng,
+        shape(true, true, 0.0),
+        tol_16::<f32>(k),
+    );
 }
 
 #[test]

@@ -59,23 +59,9 @@ pub(crate) const UNTUNED_RATE: u128 = 50;
 pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u64> {
     if spec.family == Family::CudaCore {
         if cut.tail_rows > 0 {
-            return crate::tail::busiest_ktiles(spec, p, sms, u64::from(cut.tail_rows));
+            return crate::tail::busiest_ktiles(spec, p, sms, u64::from(cut.tail_rows), |_| true);
         }
-        // the busiest SM's blocks share its FMA units in rounds of `b`, each block ⌈T/s⌉ k-tiles
-        // and, split, one exchange; an empty slot of the last round costs a quarter of a block
-        let blocks = busiest_sm_blocks(spec, p, sms, cut);
-        let (filled, slots) = last_round(spec, p, sms, cut);
-        let idle = slots - filled;
-        let s = u64::from(cut.slices.max(1));
-        let per_block =
-            p.k_tiles(spec.block).max(1).div_ceil(s) + if s > 1 { PARTIAL_COST_KTILES } else { 0 };
-        return Some(
-            blocks
-                .saturating_mul(4)
-                .saturating_add(idle)
-                .saturating_mul(per_block)
-                / 4,
-        );
+        return Some(block_rounds_ktiles(spec, p, sms, cut.slices));
     }
     if !spec.family.persistent() {
         return None;
@@ -97,6 +83,28 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
         return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES);
     }
     Some(work.div_ceil(sms).saturating_mul(ktiles))
+}
+
+/// k-tiles the busiest SM computes for `p` on the block-per-tile kernel `spec` on `sms` SMs, cut
+/// into `slices` k-slices: its blocks share the SM's units in rounds of `b` (blocks per SM), each
+/// block ⌈T/s⌉ k-tiles and, split, one exchange ([`PARTIAL_COST_KTILES`]); an empty slot of the
+/// last round costs a quarter of a block (the module docs).
+pub(crate) fn block_rounds_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, slices: u32) -> u64 {
+    let cut = KSplit {
+        slices,
+        ..KSplit::NONE
+    };
+    let blocks = busiest_sm_blocks(spec, p, sms, cut);
+    let (filled, slots) = last_round(spec, p, sms, cut);
+    let idle = slots - filled;
+    let s = u64::from(slices.max(1));
+    let per_block =
+        p.k_tiles(spec.block).max(1).div_ceil(s) + if s > 1 { PARTIAL_COST_KTILES } else { 0 };
+    blocks
+        .saturating_mul(4)
+        .saturating_add(idle)
+        .saturating_mul(per_block)
+        / 4
 }
 
 /// The model's time of `spec` for `p` (arbitrary units: multiply-adds of the busiest SM over
