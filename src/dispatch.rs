@@ -139,7 +139,8 @@ pub(crate) fn signature(
 /// How a call would be cut along K on a kernel: into `slices` k-slices (split-K, one block per
 /// tile and slice; 1 when not split), or with the k-tiles of its last work items shared out among
 /// the CTAs (`stream_k`: stream-K on a persistent kernel, [`crate::streamk`]), or its last
-/// `tail_rows` rows of tiles split along K in a second launch (a CUDA-core tile, [`crate::tail`]).
+/// `tail_rows` rows of tiles split along K in a second launch (a kernel of one block per tile,
+/// [`crate::tail`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct KSplit {
     /// k-slices of split-K (1: none).

@@ -57,8 +57,8 @@ pub struct Plan {
     /// staging limit; `src/tf32x3.rs`).
     pub tf32x3: bool,
     /// A tail launch: the call's last rows of tiles, split along K, run after this plan's launch,
-    /// which then computes only the rows above them (a CUDA-core tile whose last round of blocks
-    /// the call would leave short; `src/tail.rs`).
+    /// which then computes only the rows above them (a kernel of one block per tile whose last
+    /// round of blocks the call would leave short; `src/tail.rs`).
     pub tail: Option<Tail>,
 }
 

@@ -3,7 +3,8 @@
 //! reference with each path's own tolerance; `beta ≠ 0` (C read by the reduction, or by the
 //! cluster's first CTA), `alpha = 0`;
 //! the plan shows the split, and `ContextOptions::split_k = false` turns it off; results are
-//! bitwise identical across repeats.
+//! bitwise identical across repeats. Also tail launches (src/tail.rs): calls whose last rows of
+//! tiles run split along K after the others, exact FP32 and on the `mma.sync` tiles.
 //!
 //! Needs a CUDA GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
@@ -29,6 +30,15 @@ const REFERENCE_MACS: u128 = 1 << 26;
 fn no_split_context() -> Option<Context> {
     gpu_with_options(ContextOptions {
         split_k: false,
+        ..Default::default()
+    })
+}
+
+/// A context on the sm_80 kernels alone (`force_sm80`), with split-K on or off.
+fn sm80_context(split_k: bool) -> Option<Context> {
+    gpu_with_options(ContextOptions {
+        force_sm80: true,
+        split_k,
         ..Default::default()
     })
 }
@@ -115,14 +125,7 @@ fn path<I: TestElem, O: TestElem>(precision: Precision, tol: impl Fn(usize) -> f
 /// sum C's tiles, not Cᵀ's. Odd sizes, `beta ≠ 0`.
 #[test]
 fn tf32_splits_on_the_swapped_tile() {
-    let sm80 = |split_k| {
-        gpu_with_options(ContextOptions {
-            force_sm80: true,
-            split_k,
-            ..Default::default()
-        })
-    };
-    let (Some(ctx), Some(off)) = (sm80(true), sm80(false)) else {
+    let (Some(ctx), Some(off)) = (sm80_context(true), sm80_context(false)) else {
         return;
     };
     let mut rng = Rng::for_test("splitk tf32 swapped tile");
@@ -230,14 +233,7 @@ fn fp32_tail_launches() {
 /// `tn` with `beta ≠ 0`; padded leading dimensions.
 #[test]
 fn mma_sync_tail_launches() {
-    let sm80 = |split_k| {
-        gpu_with_options(ContextOptions {
-            force_sm80: true,
-            split_k,
-            ..Default::default()
-        })
-    };
-    let (Some(ctx), Some(off)) = (sm80(true), sm80(false)) else {
+    let (Some(ctx), Some(off)) = (sm80_context(true), sm80_context(false)) else {
         return;
     };
     let mut rng = Rng::for_test("splitk mma.sync tail");

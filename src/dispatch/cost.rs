@@ -19,7 +19,9 @@
 //! (3, 3 and 1: 7.5 blocks), the 128×128 tile's 400 put 4 (2 and 2: 4 blocks of twice the
 //! work); H200, forced, same run: 43.1 against 38.3 TFLOPS `nn`, 44.4 against 39.3 `tn` (128×64).
 //! (Counting whole waves of `b·S` blocks instead picked the 128×128 tile there; counting the
-//! blocks alone overrates the small tiles' last rounds: docs/kernel-log.md, session 40.)
+//! blocks alone overrates the small tiles' last rounds: docs/kernel-log.md, session 40.) With a
+//! tail launch (`KSplit::tail_rows`, [`crate::tail`]) it is the top rows' rounds plus the tail's
+//! split rounds.
 //!
 //! Its **time** is that many k-tiles of `BM·BN·BK` multiply-adds at the kernel's [`steady_rate`],
 //! fitted to measured times by `cargo xtask tune` ([`crate::tune`], `super::rates`).
@@ -59,6 +61,7 @@ pub(crate) const UNTUNED_RATE: u128 = 50;
 pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u64> {
     if spec.family == Family::CudaCore {
         if cut.tail_rows > 0 {
+            // the cut came from `tail::choose`, which found the f32 twin loaded
             return crate::tail::busiest_ktiles(spec, p, sms, u64::from(cut.tail_rows), |_| true);
         }
         return Some(block_rounds_ktiles(spec, p, sms, cut.slices));
