@@ -48,7 +48,8 @@ pub struct ContextOptions {
     /// (deterministic split-K: the slices' f32 partial products go to the context's workspace and
     /// are summed in a fixed order, by each tile's last CTA or by a reduction kernel, or on Hopper
     /// stay in the shared memory of a thread-block cluster whose first CTA sums them; see
-    /// [`Split`](crate::Split)). Default `true`.
+    /// [`Split`](crate::Split)), and run the last rows of tiles of a call whose last round of
+    /// blocks is short as such a split after the others ([`Tail`](crate::Tail)). Default `true`.
     pub split_k: bool,
     /// Whether a call that leaves a persistent kernel's waves short may share out k-tiles among
     /// its CTAs (stream-K, [`Plan::stream_k`](crate::Plan::stream_k)). Default `true`.
