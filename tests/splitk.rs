@@ -9,7 +9,7 @@
 //! Needs a CUDA GPU (see `tcgemm_testkit::gpu`: skipped without one unless `TCGEMM_REQUIRE_GPU=1`).
 
 use half::{bf16, f16};
-use tcgemm::{Context, ContextOptions, Gemm, Precision};
+use tcgemm::{Context, ContextOptions, Gemm, Plan, Precision};
 use tcgemm_testkit::*;
 
 /// The decode shapes of every path: `(m, n, k, trans_a, trans_b)`, odd sizes included.
@@ -78,13 +78,30 @@ fn check<I: TestElem, O: TestElem>(
         plan.split.cluster
     );
     let case = Case::<I, O>::with_reference_limit(label, p, rng, REFERENCE_MACS);
+    run_repeatably(ctx, off, &case, 20, tol);
+}
+
+/// Runs `case` on `ctx` `repeats` times: the first result within `tol` of the reference, every
+/// repeat the same bits, and the result on `off` (split-K off) within `tol`; returns the plan run.
+fn run_repeatably<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    off: &Context,
+    case: &Case<I, O>,
+    repeats: usize,
+    tol: f64,
+) -> Plan {
     let mut dev = case.upload(ctx.stream());
-    case.launch(ctx, &mut dev, None).expect("split gemm");
+    let launch = |dev: &mut _| {
+        case.launch(ctx, dev, None)
+            .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
+            .expect("a call with output launches")
+    };
+    let plan = launch(&mut dev);
     let first = case.download(ctx.stream(), &dev);
-    case.verify_on("split", &first, tol);
-    for i in 1..20 {
+    case.verify_on(plan.kernel.name, &first, tol);
+    for i in 1..repeats {
         case.reset_c(ctx.stream(), &mut dev);
-        case.launch(ctx, &mut dev, None).expect("split gemm");
+        launch(&mut dev);
         let again = case.download(ctx.stream(), &dev);
         assert!(
             again == first,
@@ -93,6 +110,7 @@ fn check<I: TestElem, O: TestElem>(
         );
     }
     case.verify_on("no split", &case.run(off), tol);
+    plan
 }
 
 /// Every shape of `SHAPES` on one path, then `beta ≠ 0` and `alpha = 0` on the first shape.
@@ -171,13 +189,7 @@ fn check_tail<I: TestElem, O: TestElem>(
     );
     let m = p.m;
     let case = Case::<I, O>::with_reference_limit(&label, p, rng, REFERENCE_MACS);
-    let mut dev = case.upload(ctx.stream());
-    let launch = |dev: &mut _| {
-        case.launch(ctx, dev, None)
-            .unwrap_or_else(|e| panic!("{e}; {}", case.describe()))
-            .expect("a call with output launches")
-    };
-    let plan = launch(&mut dev);
+    let plan = run_repeatably(ctx, off, &case, 5, tol);
     let tail = plan
         .tail
         .unwrap_or_else(|| panic!("{label} should run a tail launch: {plan:?}"));
@@ -185,16 +197,6 @@ fn check_tail<I: TestElem, O: TestElem>(
         tail.split.slices > 1 && (tail.row as usize) < m && tail.row % plan.kernel.c_tile().m == 0,
         "{label}: {plan:?}"
     );
-    let first = case.download(ctx.stream(), &dev);
-    let name = format!("{} tail from row {}", plan.kernel.name, tail.row);
-    case.verify_on(&name, &first, tol);
-    for i in 1..5 {
-        case.reset_c(ctx.stream(), &mut dev);
-        launch(&mut dev);
-        let again = case.download(ctx.stream(), &dev);
-        assert!(again == first, "repeat {i} differs bitwise: {label}");
-    }
-    case.verify_on("no split", &case.run(off), tol);
 }
 
 /// Exact FP32 calls that take a tail launch: 2560³ `nt`, and `m = 64·⌈6·SMs / 20⌉ − 10` (2550 on
