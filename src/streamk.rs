@@ -24,17 +24,20 @@
 //!   large (2688³ `nt` with 99 of 231, 0.963×; 256×28672×8192 with 92 of 224, 0.82–0.89×: bound
 //!   by reading the weights, which pieces at other k offsets read from HBM again) or tiny (5888³
 //!   f16 with 2, 0.889×); its exchange costs twice [`PARTIAL_COST_KTILES`] ([`exchange_ktiles`]);
-//! - calls of 1.5 to 2 waves (`1.5·S ≤ W < 2·S`) on a 128-row tile share the last partial wave
-//!   only (`W mod S` items), the first wave dealt whole in lockstep: shared as below, every item
-//!   would be, and each CTA's piece (`W/S ≥ 1.5` items) would start and end inside items far from
-//!   its neighbours' k offsets (H200, TF32 2560³ `nt` on the 128×256 tile, 200 items of 80
-//!   k-tiles: 0.90–0.91× cuBLAS so shared against 1.01× unsplit, session 26). Sharing the 68 items
-//!   of the last wave only, each by about two CTAs, ran it 1.067× unsplit, and TF32 2304³ on the
-//!   128×192 tiles (216 items of 72 k-tiles, 84 shared) `nn` 1.009×, `tn` 1.105×, `tt` 1.017×,
-//!   2176³ `nn` 1.007× (docs/hopper-log.md, session 55). Below 1.5 waves the pieces stay about
-//!   one item each (1536³ on 128×128 tiles, 144 items, keeps sharing all); the 64-row tiles share
-//!   everywhere: their calls of a few rows gain from the shared items' even reads of B (see
-//!   [`LONG_ITEM_KTILES`]);
+//! - calls of 1 to 2 waves (`S < W < 2·S`) on a 128-row tile share the last partial wave only
+//!   (`W mod S` items; none where that is under a third of the SMs, below), the first wave dealt
+//!   whole in lockstep: shared as below, every item would be, and each CTA's piece (`W/S` items)
+//!   would start and end inside items far from its neighbours' k offsets (H200, TF32 2560³ `nt`
+//!   on the 128×256 tile, 200 items of 80 k-tiles: 0.90–0.91× cuBLAS so shared against 1.01×
+//!   unsplit, session 26). Sharing the 68 items of the last wave only, each by about two CTAs,
+//!   ran it 1.067× unsplit, and TF32 2304³ on the 128×192 tiles (216 items of 72 k-tiles, 84
+//!   shared) `nn` 1.009×, `tn` 1.105×, `tt` 1.017×, 2176³ `nn` 1.007× (docs/hopper-log.md,
+//!   session 55). Below 1.5 waves too (session 57, same calls before and after, two rounds):
+//!   TF32 2112³ on the 128×192 tiles (187 items, 55 shared instead of all) `nn` 1.215×, `tn`
+//!   1.034×, `tt` 1.211×; TF32 `nt` 2176³, 2240³ and 2304³ leave the 128×256 tile, whose 153 or
+//!   162 items all shared the model overrated, for the 128×128 and 128×192 tiles: 1.140×,
+//!   1.066×, 1.050×. The 64-row tiles share everywhere: their calls of a few rows gain from the
+//!   shared items' even reads of B (see [`LONG_ITEM_KTILES`]);
 //! - otherwise the shared items are the last partial wave plus one whole wave (`W mod S + S`), or
 //!   all of them when `W < S`; the others are dealt whole first. With a whole wave among them, a
 //!   piece spans one or two items, so an item is shared by two or three CTAs;
@@ -112,8 +115,8 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     if long && (2 * last_wave >= sms || MAX_SHARERS * last_wave < sms) {
         return None;
     }
-    // the last partial wave only on long items and on 1.5 to 2 waves of a 128-row tile
-    let items = if long || (rows128 && 2 * work >= 3 * sms && work < 2 * sms) {
+    // the last partial wave only on long items and on 1 to 2 waves of a 128-row tile
+    let items = if long || (rows128 && work < 2 * sms) {
         last_wave
     } else if work > sms {
         last_wave + sms
@@ -234,9 +237,9 @@ mod tests {
         assert_eq!(choose(k, &f16(5120, 5120, 5120), 132), Some(8 + 132));
         // ... fewer items than SMs: all shared, whatever their length (72 of 64 k-tiles above)
         assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), Some(72));
-        // 1.5 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
-        // 128×256 (200 items of 80 k-tiles) shares 68; 1536³ on 128×128 (144 items, pieces of
-        // 1.09) still shares all
+        // 1 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
+        // 128×256 (200 items of 80 k-tiles) shares 68, 2176³ (153 items of 68) its last 21: too
+        // few (a piece of 0.16 items), so none; 1536³ on 128×128 (144 items) none either
         let tf32 = Problem::assume_aligned::<f32, f32>(
             &Gemm::new(2560, 2560, 2560)
                 .trans_b(true)
@@ -246,7 +249,21 @@ mod tests {
         let tf32_256 = find_kernel("tf32_nt_128x256x32_w64x256_s4_tma").unwrap();
         assert_eq!(choose(tf32_256, &tf32, 132), Some(68));
         let nt128 = find_kernel("f16_f16_nt_128x128x64_w64x128_s6_tma").unwrap();
-        assert_eq!(choose(nt128, &f16(1536, 1536, 1536), 132), Some(144));
+        assert_eq!(choose(nt128, &f16(1536, 1536, 1536), 132), None);
+        let tf32_2176 = Problem::assume_aligned::<f32, f32>(
+            &Gemm::new(2176, 2176, 2176)
+                .trans_b(true)
+                .precision(crate::Precision::Tf32),
+        )
+        .unwrap();
+        assert_eq!(choose(tf32_256, &tf32_2176, 132), None);
+        // ... 2112³ on the 128×192 tile (187 items, 1.42 waves) shares its last 55
+        let tf32_192 = find_kernel("tf32_nn_128x192x32_w64x192_s5_tma_areg").unwrap();
+        let tf32_2112 = Problem::assume_aligned::<f32, f32>(
+            &Gemm::new(2112, 2112, 2112).precision(crate::Precision::Tf32),
+        )
+        .unwrap();
+        assert_eq!(choose(tf32_192, &tf32_2112, 132), Some(55));
         // ... and the 64-row tiles, bound by reading B: 32×28672×8192 streams its 224 items
         let rows64 = find_kernel("f16_f16_nt_64x128x64_w64x64_s8_tma").unwrap();
         assert_eq!(
