@@ -23,7 +23,7 @@ use tcgemm_kernels::config::{find_kernel, KernelSpec, ParamsKind, KERNELS};
 
 /// Which cuts along K a call may take: split-K ([`Plan::split`]), stream-K ([`Plan::stream_k`]).
 /// Both use the context's workspace, so only calls on the context's stream take them.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Cuts {
     pub split_k: bool,
     pub stream_k: bool,
@@ -86,14 +86,17 @@ fn kernel_refused(spec: &KernelSpec, why: Reason) -> crate::Error {
 impl Context {
     /// The kernel dispatch picks for `problem`: the best loaded kernel that
     /// [`can_implement`](crate::can_implement) it, counting how each would cut the call along K
-    /// with the `cuts` the call may take (split-K slices or stream-K, [`dispatch::select`]).
+    /// with the `cuts` the call may take (split-K slices or stream-K, [`dispatch::select`]); the
+    /// pick remembered for the same call where the context has one ([`dispatch::memo`]).
     pub(crate) fn select(&self, problem: &Problem, cuts: Cuts) -> Result<&'static KernelSpec> {
-        let sms = self.capabilities().sm_count;
-        let usable = |s: &KernelSpec| self.is_loaded(s);
-        let cut = |s: &KernelSpec| self.cut(s, problem, sms, cuts);
-        dispatch::select(KERNELS, problem, Some(sms), usable, cut).ok_or_else(|| {
-            dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
-                self.why_unusable(s, problem)
+        self.picks.get_or_search(problem, cuts, || {
+            let sms = self.capabilities().sm_count;
+            let usable = |s: &KernelSpec| self.is_loaded(s);
+            let cut = |s: &KernelSpec| self.cut(s, problem, sms, cuts);
+            dispatch::select(KERNELS, problem, Some(sms), usable, cut).ok_or_else(|| {
+                dispatch::no_kernel_error(KERNELS, problem.signature(), |s| {
+                    self.why_unusable(s, problem)
+                })
             })
         })
     }

@@ -8,6 +8,7 @@
 
 mod capabilities;
 
+use crate::dispatch::memo::Picks;
 use crate::driver::driver_library;
 use crate::error::{invalid, Error, Result};
 use crate::modules::LoadedKernels;
@@ -17,7 +18,6 @@ use crate::splitk;
 use crate::workspace::Scratch;
 use capabilities::read_capabilities;
 pub use capabilities::Capabilities;
-use cudarc::driver::sys::CUresult;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, DeviceSlice, ValidAsZeroBits,
 };
@@ -119,6 +119,8 @@ pub struct Context {
     pub(crate) workspace: Scratch,
     /// Packed copies of operands that are not 16-byte aligned ([`ContextOptions::staging_limit`]).
     pub(crate) staging: Scratch,
+    /// Dispatch's picks for the last calls ([`crate::dispatch::memo`]).
+    pub(crate) picks: Picks,
     /// Thread-block clusters of `s` CTAs of a persistent kernel the device holds at once, by `s`
     /// (`launch::resident_clusters`; zeros without one, or without cluster launches).
     resident_clusters: [u32; 9],
@@ -212,26 +214,6 @@ impl Context {
         Self::finish(cuda, stream, caps, opts)
     }
 
-    /// Number of CUDA devices visible (0 when the driver reports none).
-    ///
-    /// # Errors
-    /// [`Error::NoDevice`] when the CUDA driver library is missing; [`Error::Driver`] when it fails.
-    ///
-    /// ```
-    /// match tcgemm::Context::device_count() {
-    ///     Ok(n) => println!("{n} device(s)"),
-    ///     Err(e) => println!("no CUDA: {e}"),
-    /// }
-    /// ```
-    pub fn device_count() -> Result<usize> {
-        driver_library()?;
-        match CudaContext::device_count() {
-            Ok(n) => Ok(usize::try_from(n).unwrap_or(0)),
-            Err(e) if e.0 == CUresult::CUDA_ERROR_NO_DEVICE => Ok(0),
-            Err(e) => Err(e.into()),
-        }
-    }
-
     /// Loads the modules and kernels and assembles the context.
     fn finish(
         cuda: Arc<CudaContext>,
@@ -257,6 +239,7 @@ impl Context {
             workspace: Scratch::new("split-K workspace"),
             staging: Scratch::new("staging buffer"),
             staging_limit: opts.staging_limit,
+            picks: Picks::default(),
             resident_clusters: [0; 9],
             occupancy: OnceLock::new(),
             loaded,

@@ -566,6 +566,7 @@ pub(crate) fn no_kernel_error(
 }
 
 pub(crate) mod cost;
+pub(crate) mod memo;
 pub(crate) mod rates;
 
 mod admission;

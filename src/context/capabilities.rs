@@ -1,9 +1,11 @@
 //! [`Capabilities`]: what the device of a [`Context`](crate::Context) offers, read once when the
-//! context is made.
+//! context is made; and how many devices there are ([`Context::device_count`]).
 
+use super::Context;
+use crate::driver::driver_library;
 use crate::error::{Error, Result};
 use crate::images;
-use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::CudaContext;
 use tcgemm_kernels::config::Target;
 
@@ -76,4 +78,26 @@ pub(super) fn read_capabilities(cuda: &CudaContext) -> Result<Capabilities> {
         targets: Vec::new(),
         modules: Vec::new(),
     })
+}
+
+impl Context {
+    /// Number of CUDA devices visible (0 when the driver reports none).
+    ///
+    /// # Errors
+    /// [`Error::NoDevice`] when the CUDA driver library is missing; [`Error::Driver`] when it fails.
+    ///
+    /// ```
+    /// match tcgemm::Context::device_count() {
+    ///     Ok(n) => println!("{n} device(s)"),
+    ///     Err(e) => println!("no CUDA: {e}"),
+    /// }
+    /// ```
+    pub fn device_count() -> Result<usize> {
+        driver_library()?;
+        match CudaContext::device_count() {
+            Ok(n) => Ok(usize::try_from(n).unwrap_or(0)),
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NO_DEVICE => Ok(0),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
