@@ -116,6 +116,19 @@ fn takes_a_tail(spec: &KernelSpec) -> bool {
     matches!(spec.family, Family::CudaCore | Family::MmaSyncMultistage)
 }
 
+/// The grid of tiles (rows, columns) of `p` on `spec` where a tail launch may follow it on `sms`
+/// SMs: a kernel of one block per tile, one batch item that reads A and B with `K ≥`
+/// [`MIN_SPLIT_K`](crate::splitk::MIN_SPLIT_K), and at least as many tiles as SMs (of which there
+/// are some).
+fn tail_grid(spec: &KernelSpec, p: &Problem, sms: u32) -> Option<(u64, u64)> {
+    let g = p.gemm();
+    if !takes_a_tail(spec) || g.batch != 1 || !p.reads_ab() || (g.k as u64) < splitk::MIN_SPLIT_K {
+        return None;
+    }
+    let (tiles_m, tiles_n) = p.tile_grid(spec.c_tile());
+    (sms > 0 && tiles_m.saturating_mul(tiles_n) >= u64::from(sms)).then_some((tiles_m, tiles_n))
+}
+
 /// The rows of tiles of the tail launch of `p` on `spec` on `sms` SMs, by the model in the module
 /// docs, with the kernels `loaded` accepts; `None`: no tail launch.
 pub(crate) fn choose(
@@ -124,15 +137,8 @@ pub(crate) fn choose(
     sms: u32,
     loaded: impl Fn(&KernelSpec) -> bool,
 ) -> Option<u32> {
-    let g = p.gemm();
-    if !takes_a_tail(spec) || g.batch != 1 || !p.reads_ab() || (g.k as u64) < splitk::MIN_SPLIT_K {
-        return None;
-    }
-    let (tiles_m, tiles_n) = p.tile_grid(spec.c_tile());
+    let (tiles_m, tiles_n) = tail_grid(spec, p, sms)?;
     let sms64 = u64::from(sms);
-    if tiles_m.saturating_mul(tiles_n) < sms64 {
-        return None;
-    }
     // Fewer tail tiles than SMs spare the busiest SM at most one block, and a longer tail only
     // adds k-tiles: the tail is the fewest rows whose removal leaves the top one block fewer.
     let blocks = (tiles_m * tiles_n).div_ceil(sms64);
@@ -156,15 +162,8 @@ fn choose_by_search(
     sms: u32,
     loaded: impl Fn(&KernelSpec) -> bool,
 ) -> Option<u32> {
-    let g = p.gemm();
-    if !takes_a_tail(spec) || g.batch != 1 || !p.reads_ab() || (g.k as u64) < splitk::MIN_SPLIT_K {
-        return None;
-    }
-    let (tiles_m, tiles_n) = p.tile_grid(spec.c_tile());
+    let (tiles_m, tiles_n) = tail_grid(spec, p, sms)?;
     let sms64 = u64::from(sms);
-    if tiles_m.saturating_mul(tiles_n) < sms64 {
-        return None;
-    }
     let whole = cost::block_rounds_ktiles(spec, p, sms, 1);
     (1..tiles_m)
         .take_while(|r| r * tiles_n < sms64)
