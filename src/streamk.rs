@@ -205,6 +205,12 @@ mod tests {
         Problem::assume_aligned::<half::f16, half::f16>(&Gemm::new(m, n, k).trans_b(true)).unwrap()
     }
 
+    /// TF32 `n³`, B stored n×k where `trans_b`.
+    fn tf32_cube(n: usize, trans_b: bool) -> Problem {
+        let g = Gemm::new(n, n, n).trans_b(trans_b);
+        Problem::assume_aligned::<f32, f32>(&g.precision(crate::Precision::Tf32)).unwrap()
+    }
+
     const NT256: &str = "f16_f16_nt_128x256x64_w64x256_s4_tma";
 
     #[test]
@@ -240,30 +246,15 @@ mod tests {
         // 1 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
         // 128×256 (200 items of 80 k-tiles) shares 68, 2176³ (153 items of 68) its last 21: too
         // few (a piece of 0.16 items), so none; 1536³ on 128×128 (144 items) none either
-        let tf32 = Problem::assume_aligned::<f32, f32>(
-            &Gemm::new(2560, 2560, 2560)
-                .trans_b(true)
-                .precision(crate::Precision::Tf32),
-        )
-        .unwrap();
+        let tf32 = tf32_cube(2560, true);
         let tf32_256 = find_kernel("tf32_nt_128x256x32_w64x256_s4_tma").unwrap();
         assert_eq!(choose(tf32_256, &tf32, 132), Some(68));
         let nt128 = find_kernel("f16_f16_nt_128x128x64_w64x128_s6_tma").unwrap();
         assert_eq!(choose(nt128, &f16(1536, 1536, 1536), 132), None);
-        let tf32_2176 = Problem::assume_aligned::<f32, f32>(
-            &Gemm::new(2176, 2176, 2176)
-                .trans_b(true)
-                .precision(crate::Precision::Tf32),
-        )
-        .unwrap();
-        assert_eq!(choose(tf32_256, &tf32_2176, 132), None);
+        assert_eq!(choose(tf32_256, &tf32_cube(2176, true), 132), None);
         // ... 2112³ on the 128×192 tile (187 items, 1.42 waves) shares its last 55
         let tf32_192 = find_kernel("tf32_nn_128x192x32_w64x192_s5_tma_areg").unwrap();
-        let tf32_2112 = Problem::assume_aligned::<f32, f32>(
-            &Gemm::new(2112, 2112, 2112).precision(crate::Precision::Tf32),
-        )
-        .unwrap();
-        assert_eq!(choose(tf32_192, &tf32_2112, 132), Some(55));
+        assert_eq!(choose(tf32_192, &tf32_cube(2112, false), 132), Some(55));
         // ... and the 64-row tiles, bound by reading B: 32×28672×8192 streams its 224 items
         let rows64 = find_kernel("f16_f16_nt_64x128x64_w64x64_s8_tma").unwrap();
         assert_eq!(
