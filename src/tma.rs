@@ -412,8 +412,10 @@ mod tests {
                 "{}",
                 spec.name
             );
-            for (m, rows) in [(a, spec.block.m), (b, spec.block.n)] {
-                // staged or read into registers: 32 MN-elements; K-major: the tile's rows
+            let b_rows = spec.block.n / spec.family.cluster();
+            for (m, rows) in [(a, spec.block.m), (b, b_rows)] {
+                // staged or read into registers: 32 MN-elements; K-major: the tile's rows (B's
+                // split between the CTAs of a pair, `Family::TmaPairs`)
                 let want = if m.mn_major { 32 } else { rows };
                 assert_eq!((m.box_rows, m.box_k), (want, 32), "{}", spec.name);
             }

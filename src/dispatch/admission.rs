@@ -3,7 +3,7 @@
 
 use crate::problem::Problem;
 use crate::rules::{tma_reads_ab, tma_reads_off_sectors};
-use tcgemm_kernels::config::{Family, KernelSpec, Math};
+use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
 
 use super::sixteen_bit;
 
@@ -17,9 +17,9 @@ use super::sixteen_bit;
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits;
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
-///   same tiles alone where TMA would read A or B off 32-byte sectors, beside them (ranked one
-///   above, so that the pairs take a call on equal time) on many waves of deep work units or a
-///   few of shallow ones.
+///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
+///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
+///   take a call on equal time) on many waves of deep work units or a few of shallow ones.
 pub(crate) fn admits(
     spec: &KernelSpec,
     p: &Problem,
@@ -32,7 +32,11 @@ pub(crate) fn admits(
         Family::LdgWarpSpecialized => !tma_reads_ab(p),
         Family::CudaCoreStream => streams(spec, p),
         Family::TmaPairs => pairs_serve(spec, p, sm_count),
-        Family::TmaWarpSpecialized if tma_reads_off_sectors(p) && paired(spec) => false,
+        Family::TmaWarpSpecialized
+            if tma_reads_off_sectors(p) && paired(spec) && pairs_fill(spec, p, sm_count) =>
+        {
+            false
+        }
         Family::TmaPingPong => {
             short
                 || (single_product_math(spec, p)
@@ -41,6 +45,21 @@ pub(crate) fn admits(
         f if f.needs_tma() => !(short && ping_pong(spec.math)),
         _ => true,
     }
+}
+
+/// Whether the tile `alone` in pairs of CTAs sharing B fills `p`'s rows and the device's clusters
+/// (on `sm_count` SMs; unknown: yes): the second tile of a pair holds rows of C (more than one row
+/// of tiles), and the units fill a wave of clusters of two. Where they do not, the pairs rank below
+/// other tiles (their second CTAs idle, or most clusters do, with no split along K), and a call off
+/// 32-byte sectors keeps its tile alone among the candidates. H200 (docs/hopper-log.md, session
+/// 58): TF32 `nt` at `ld` + 4, 128×4096×11008 on the 128×256 tile alone in 8 k-slices 162 TFLOPS,
+/// on the 128×128 tile (4 slices) that dispatch took with it left out 145; 256×4096×14336 (16
+/// units) 256 against 166 on the 128×144 tile.
+fn pairs_fill(alone: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
+    let (tile, pair) = (alone.c_tile(), Family::TmaPairs.cluster());
+    let unit = GemmShape::new(pair * tile.m, tile.n, tile.k);
+    p.gemm().m > tile.m as usize
+        && sm_count.is_none_or(|sms| p.work_items(unit) >= u64::from(sms / pair))
 }
 
 /// Whether the tiles in pairs of CTAs sharing B `spec` ([`Family::TmaPairs`]) are candidates for

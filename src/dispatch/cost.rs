@@ -443,15 +443,16 @@ mod tests {
         for (m, n, k) in [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096)] {
             assert_eq!(tf32(m, n, k, false, false), (Reg, 256, 128));
             assert_eq!(tf32(m, n, k, true, true), (Reg, 128, 256));
-            assert_eq!(tf32(m, n, k, false, true), (Tma, 128, 256));
-            // 16-bit: in pairs from 8 waves of their units (`admission::pairs_serve`: 4096³ has
-            // 256 units of two tiles, under 8 waves of 66 clusters)
-            let g = Gemm::new(m, n, k).trans_b(true);
+            // `nt` (TF32 and 16-bit): in pairs from 8 waves of their units
+            // (`admission::pairs_serve`: 4096³ has 256 units of two tiles, under 8 waves of 66
+            // clusters)
             let family = if m * n >= 8 * 66 * 2 * 128 * 256 {
                 Pairs
             } else {
                 Tma
             };
+            assert_eq!(tf32(m, n, k, false, true), (family, 128, 256));
+            let g = Gemm::new(m, n, k).trans_b(true);
             assert_eq!(pick(g, Elem::F16, Elem::F16), (family, 128, 256));
             assert_eq!(pick(g, Elem::Bf16, Elem::Bf16), (family, 128, 256));
         }

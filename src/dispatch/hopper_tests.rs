@@ -452,12 +452,45 @@ fn rows_off_sectors_go_to_tiles_in_pairs() {
             assert_eq!(paired, (Family::TmaPairs, 128, 256), "{input:?} {ta} {tb}");
         }
     }
-    // TF32 has no pairs: its rows off sectors are staged (`staging::choose`)
+    // TF32 `nt` (its TMA tiles) in pairs; TF32 `nn` reads A through registers
+    // (`TmaRegisterA`), which has no pairs: its rows off sectors are staged (`staging::choose`)
     let g = Gemm::new(4096, 4096, 4096)
         .lda(4100)
         .ldb(4100)
         .precision(Precision::Tf32);
+    let nt = pick(g.trans_b(true), Elem::F32, Elem::F32);
+    assert_eq!(nt, (Family::TmaPairs, 128, 256));
     assert_ne!(pick(g, Elem::F32, Elem::F32).0, Family::TmaPairs);
+}
+
+/// Off sectors, a tile alone stays a candidate where its pairs would not fill the call's rows (one
+/// row of tiles) or a wave of clusters (`admission::pairs_fill`): there the pairs rank below other
+/// tiles, and without the tile alone dispatch took narrower ones (H200, 16-bit 128×28672×8192
+/// and 256×4096×14336 on 8-element-longer rows: the 128×256 tile alone 1.23–1.41× the 128×128 and
+/// 128×144 tiles; docs/hopper-log.md, session 58).
+#[test]
+fn tiles_alone_stay_off_sectors_where_their_pairs_would_idle() {
+    let pick = |g: Gemm, input: Elem| {
+        let p = problem(&g, input, input, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        (s.family, s.block.m, s.block.n)
+    };
+    for (m, n, k) in [(128, 28672, 8192), (128, 4096, 14336), (256, 4096, 14336)] {
+        for tb in [false, true] {
+            let g = Gemm::new(m, n, k).trans_b(tb);
+            let g = g.lda(k + 8).ldb(if tb { k } else { n } + 8).ldc(n + 8);
+            let alone = (Family::TmaWarpSpecialized, 128, 256);
+            assert_eq!(pick(g, Elem::F16), alone, "{g:?}");
+        }
+    }
+    // TF32 `nt` 128×4096×11008 on 4-element-longer rows: the 128×256 tile alone, not the 128×128
+    let g = Gemm::new(128, 4096, 11008)
+        .trans_b(true)
+        .lda(11012)
+        .ldb(11012)
+        .ldc(4100)
+        .precision(Precision::Tf32);
+    assert_eq!(pick(g, Elem::F32), (Family::TmaWarpSpecialized, 128, 256));
 }
 
 #[test]
@@ -467,7 +500,17 @@ fn many_waves_of_deep_units_go_to_tiles_in_pairs() {
     // prefill layer (8192×14336×4096: 1792 units, 64 k-tiles): the pairs
     for g in [Gemm::new(8192, 8192, 8192), Gemm::new(8192, 14336, 4096)] {
         assert_eq!(pick(g.trans_b(true)), (Family::TmaPairs, 128, 256), "{g:?}");
+        // TF32 `nt` alike (6144³: 576 units of 192 k-tiles, 8.7 waves)
+        let tf32 = |g: Gemm| family_pick(g.precision(Precision::Tf32), Elem::F32, Elem::F32);
+        assert_eq!(tf32(g.trans_b(true)), (Family::TmaPairs, 128, 256), "{g:?}");
     }
+    let tf32 = Gemm::new(6144, 6144, 6144)
+        .trans_b(true)
+        .precision(Precision::Tf32);
+    assert_eq!(
+        family_pick(tf32, Elem::F32, Elem::F32),
+        (Family::TmaPairs, 128, 256)
+    );
     // 4096³ (256 units, 3.9 waves) and 4096²×14336, 5120³ (400 units: the tile alone
     // streamed): the tiles alone
     for g in [

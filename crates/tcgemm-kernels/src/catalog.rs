@@ -258,6 +258,9 @@ rules::catalog! {
         // tiles alone on staged or unstaged operands (docs/hopper-log.md, session 50). From 8
         // waves of their units they are candidates on other calls too, ranked one above the
         // tiles alone: they ran 1.003–1.029× them there (16-bit 6144³–8192³ and prefill layers).
+        // TF32 `nt` alike (its other layouts read A through registers, `TmaRegisterA`, which
+        // has no pairs): forced at 6144³ and 8192³ they ran 1.002–1.007× the tiles alone
+        // (docs/hopper-log.md, session 58).
         TmaPairs           f16_f32       128 x 256 x 64   64 x 256   4    1   31  [nn nt tn tt],
         TmaPairs           f16_f16       128 x 256 x 64   64 x 256   4    1   31  [nn nt tn tt],
         TmaPairs           bf16_f32      128 x 256 x 64   64 x 256   4    1   31  [nn nt tn tt],
@@ -266,6 +269,8 @@ rules::catalog! {
         TmaPairs           f16_f16       128 x 192 x 64   64 x 192   5    1   30  [nn nt tn tt],
         TmaPairs           bf16_f32      128 x 192 x 64   64 x 192   5    1   30  [nn nt tn tt],
         TmaPairs           bf16_bf16     128 x 192 x 64   64 x 192   5    1   30  [nn nt tn tt],
+        TmaPairs           tf32          128 x 256 x 32   64 x 256   4    1   31  [nt],
+        TmaPairs           tf32          128 x 192 x 32   64 x 192   5    1   30  [nt],
         // sm_90a, the products of Precision::Tf32x3 (on TF32 parts of the operands, K three times
         // as long): the TF32 tiles above whose consumers add each span of k-tiles' accumulation
         // into registers of their own (`WgmmaInput::ADD_K_TILES`), so the tensor core's
@@ -407,7 +412,7 @@ mod tests {
         assert_eq!(count(Family::TmaWarpSpecialized), 116);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 40);
-        assert_eq!(count(Family::TmaPairs), 32);
+        assert_eq!(count(Family::TmaPairs), 34);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
         assert_eq!(count(Family::CopyRows), 2);
