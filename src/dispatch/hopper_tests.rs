@@ -500,10 +500,11 @@ fn many_waves_of_deep_units_go_to_tiles_in_pairs() {
     // prefill layer (8192×14336×4096: 1792 units, 64 k-tiles): the pairs
     for g in [Gemm::new(8192, 8192, 8192), Gemm::new(8192, 14336, 4096)] {
         assert_eq!(pick(g.trans_b(true)), (Family::TmaPairs, 128, 256), "{g:?}");
-        // TF32 `nt` alike (6144³: 576 units of 192 k-tiles, 8.7 waves)
+        // TF32 `nt` alike
         let tf32 = |g: Gemm| family_pick(g.precision(Precision::Tf32), Elem::F32, Elem::F32);
         assert_eq!(tf32(g.trans_b(true)), (Family::TmaPairs, 128, 256), "{g:?}");
     }
+    // TF32 `nt` 6144³: 576 units of 192 k-tiles, 8.7 waves
     let tf32 = Gemm::new(6144, 6144, 6144)
         .trans_b(true)
         .precision(Precision::Tf32);
