@@ -400,11 +400,16 @@ pub(crate) fn select<'a>(
             .iter()
             .any(|&(s, _)| s.family == Family::TmaPingPong && s.math == m)
     };
-    let paired = |alone: &KernelSpec| candidates.iter().any(|&(s, _)| pairs_of(s, alone));
+    let pairs = |alone: &KernelSpec| {
+        candidates
+            .iter()
+            .find(|&&(s, _)| pairs_of(s, alone))
+            .map(|&(s, _)| s)
+    };
     let candidates: Vec<(&KernelSpec, KSplit)> = candidates
         .iter()
         .copied()
-        .filter(|&(s, _)| admits(s, p, sm_count, ping_pong, paired))
+        .filter(|&(s, _)| admits(s, p, sm_count, ping_pong, pairs))
         .collect();
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
     // persistent kernels that pad as much or more are out

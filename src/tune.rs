@@ -90,12 +90,12 @@ pub fn prior(spec: &KernelSpec, p: &Problem, sm_count: u32, stream_k: bool) -> u
             .iter()
             .any(|s| s.family == Family::TmaPingPong && s.math == m && can_implement(s, p).is_ok())
     };
-    let paired = |alone: &KernelSpec| {
+    let pairs = |alone: &KernelSpec| {
         KERNELS
             .iter()
-            .any(|s| crate::dispatch::pairs_of(s, alone) && can_implement(s, p).is_ok())
+            .find(|s| crate::dispatch::pairs_of(s, alone) && can_implement(s, p).is_ok())
     };
-    if !admits(spec, p, Some(sm_count), ping_pong, paired) {
+    if !admits(spec, p, Some(sm_count), ping_pong, pairs) {
         return 0;
     }
     let cut = KSplit {

@@ -3,13 +3,13 @@
 
 use crate::problem::Problem;
 use crate::rules::{tma_reads_ab, tma_reads_off_sectors};
-use tcgemm_kernels::config::{Family, GemmShape, KernelSpec, Math};
+use tcgemm_kernels::config::{Family, KernelSpec, Math};
 
 use super::sixteen_bit;
 
 /// Whether [`select`](super::select) takes `spec`, which can implement `p`, as a candidate for
 /// `p` by its family (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate;
-/// `paired`: whether the pairs kernel of a tile ([`pairs_of`]) is one):
+/// `pairs`: the pairs kernel of a tile ([`pairs_of`]) where it is one):
 /// - thread copies ([`Family::LdgWarpSpecialized`]) only where TMA cannot read A or B
 ///   ([`tma_reads_ab`]);
 /// - stream kernels only where they read what the others cannot ([`streams`]);
@@ -20,12 +20,12 @@ use super::sixteen_bit;
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
 ///   take a call on equal time) on many waves of deep work units or a few of shallow ones.
-pub(crate) fn admits(
+pub(crate) fn admits<'k>(
     spec: &KernelSpec,
     p: &Problem,
     sm_count: Option<u32>,
     ping_pong: impl Fn(Math) -> bool,
-    paired: impl Fn(&KernelSpec) -> bool,
+    pairs: impl Fn(&KernelSpec) -> Option<&'k KernelSpec>,
 ) -> bool {
     let short = short_items(p);
     match spec.family {
@@ -33,7 +33,8 @@ pub(crate) fn admits(
         Family::CudaCoreStream => streams(spec, p),
         Family::TmaPairs => pairs_serve(spec, p, sm_count),
         Family::TmaWarpSpecialized
-            if tma_reads_off_sectors(p) && paired(spec) && pairs_fill(spec, p, sm_count) =>
+            if tma_reads_off_sectors(p)
+                && pairs(spec).is_some_and(|pairs| pairs_fill(pairs, p, sm_count)) =>
         {
             false
         }
@@ -47,19 +48,19 @@ pub(crate) fn admits(
     }
 }
 
-/// Whether the tile `alone` in pairs of CTAs sharing B fills `p`'s rows and the device's clusters
+/// Whether the tiles in pairs of CTAs sharing B `pairs` fill `p`'s rows and the device's clusters
 /// (on `sm_count` SMs; unknown: yes): the second tile of a pair holds rows of C (more than one row
-/// of tiles), and the units fill a wave of clusters of two. Where they do not, the pairs rank below
+/// of tiles), and the units fill a wave of clusters. Where they do not, the pairs rank below
 /// other tiles (their second CTAs idle, or most clusters do, with no split along K), and a call off
 /// 32-byte sectors keeps its tile alone among the candidates. H200 (docs/hopper-log.md, session
 /// 58): TF32 `nt` at `ld` + 4, 128×4096×11008 on the 128×256 tile alone in 8 k-slices 162 TFLOPS,
 /// on the 128×128 tile (4 slices) that dispatch took with it left out 145; 256×4096×14336 (16
 /// units) 256 against 166 on the 128×144 tile.
-fn pairs_fill(alone: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
-    let (tile, pair) = (alone.c_tile(), Family::TmaPairs.cluster());
-    let unit = GemmShape::new(pair * tile.m, tile.n, tile.k);
-    p.gemm().m > tile.m as usize
-        && sm_count.is_none_or(|sms| p.work_items(unit) >= u64::from(sms / pair))
+fn pairs_fill(pairs: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
+    p.gemm().m > pairs.c_tile().m as usize
+        && sm_count.is_none_or(|sms| {
+            p.work_items(pairs.unit_tile()) >= u64::from(sms / pairs.family.cluster())
+        })
 }
 
 /// Whether the tiles in pairs of CTAs sharing B `spec` ([`Family::TmaPairs`]) are candidates for

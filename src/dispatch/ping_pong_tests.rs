@@ -133,10 +133,9 @@ fn one_wave_of_tiles_takes_a_ping_pong_tile() {
     let deep = tf32(Gemm::new(256, 2048, 2048).trans_a(true));
     let shallow = tf32(Gemm::new(640, 640, 640).trans_a(true));
     let pp = |_| true;
-    let paired = |_: &KernelSpec| false;
+    let pairs = |_: &KernelSpec| None;
     assert!(
-        !admits(pp64, &deep, Some(132), pp, paired)
-            && admits(pp64, &shallow, Some(132), pp, paired)
+        !admits(pp64, &deep, Some(132), pp, pairs) && admits(pp64, &shallow, Some(132), pp, pairs)
     );
     // 640³: 100 tiles of 64×64 (76% of a wave), every layout (27.3 → 53.0 TFLOPS in `nt`)
     let g = Gemm::new(640, 640, 640).precision(Precision::Tf32);
