@@ -66,10 +66,10 @@ fn pairs_fill(pairs: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
 /// Whether the tiles in pairs of CTAs sharing B `spec` ([`Family::TmaPairs`]) are candidates for
 /// `p`: where TMA would read A or B off 32-byte sectors ([`tma_reads_off_sectors`]; there L2
 /// bounds the tiles alone, and the pairs ran 1.22–1.31× them on 3000³ and 4096³ `+ld8`), or, on
-/// `sm_count` SMs, where their work units (two tiles each) are deep on many waves
-/// ([`deep_units_on_many_waves`]) or shallow on a few ([`shallow_units_on_few_waves`]); the time
-/// model then weighs them against the tiles alone, streamed or not, and on equal time the pairs'
-/// rank (one above their tile alone) takes the call.
+/// `sm_count` SMs, where their work units (two tiles each) are deep on many waves (16-bit) or at
+/// least one (TF32; [`deep_units_on_many_waves`]) or shallow on a few
+/// ([`shallow_units_on_few_waves`]); the time model then weighs them against the tiles alone,
+/// streamed or not, and on equal time the pairs' rank (one above their tile alone) takes the call.
 pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
     tma_reads_off_sectors(p)
         || sm_count.is_some_and(|sms| {
@@ -79,7 +79,7 @@ pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>)
         })
 }
 
-/// Whether the work units of the pairs kernel `spec` fill at least [`PAIRS_WAVES`] waves of
+/// Whether the work units of the pairs kernel `spec` fill at least [`deep_waves`] waves of
 /// `clusters` clusters of two, each unit at least [`PAIRS_KTILES`] k-tiles deep. H200, 16-bit, the
 /// 128×256 pairs against the tile alone, same run (docs/hopper-log.md, session 50): 1.003–1.029×
 /// on 6144³ (8.7 waves, 96 k-tiles), 8192³ (15.5, 128), 8192×14336×4096 (27, 64),
@@ -88,8 +88,25 @@ pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>)
 /// shares its last wave out by stream-K (5120³, 6.1 waves, 0.90–0.92×; 3072³, 2.2 waves,
 /// 0.86–0.87×), which pairs cannot.
 fn deep_units_on_many_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bool {
-    p.work_items(spec.unit_tile()) >= PAIRS_WAVES * clusters
+    p.work_items(spec.unit_tile()) >= deep_waves(spec.math) * clusters
         && p.k_tiles(spec.block) >= PAIRS_KTILES
+}
+
+/// Waves of clusters from which deep units of `math` go to the tiles in pairs as candidates:
+/// [`PAIRS_WAVES`] for 16-bit inputs, one for TF32. A TF32 k-tile moves as many bytes as a 16-bit
+/// one for half its FLOPs, so reading B once per pair pays on fewer waves; the time model still
+/// weighs the pairs against the tile alone shared out by stream-K (5120³ keeps it). H200, TF32
+/// `nt`, this rule's build against the one before, alternated twice in one device call
+/// (docs/hopper-log.md, session 59): 3000³ and 3072³ (128×192, 2.9 waves, 94–96 k-tiles)
+/// 1.025× and 1.022×, 4096³ 1.006×, 4096²×2048 1.011×, 2048×8192×4096 1.005×, 4096²×11008
+/// 1.002× (128×256, 3.9 waves); forced beside dispatch, 3072³ in pairs 374.6–375.0 TFLOPS
+/// against 357.7–358.8 alone.
+fn deep_waves(math: Math) -> u64 {
+    if math == Math::MmaTf32 {
+        1
+    } else {
+        PAIRS_WAVES
+    }
 }
 
 /// Whether the work units of the pairs kernel `spec` are shallow (fewer than [`PAIRS_KTILES`]
@@ -107,8 +124,8 @@ fn shallow_units_on_few_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> 
     p.k_tiles(spec.block) < PAIRS_KTILES && (clusters..=PAIRS_WAVES * clusters).contains(&units)
 }
 
-/// Waves of clusters of two from which the tiles in pairs run a call of deep units
-/// ([`deep_units_on_many_waves`]), and up to which they run one of shallow units
+/// Waves of clusters of two from which the tiles in pairs run a call of deep 16-bit units
+/// ([`deep_waves`]), and up to which they run one of shallow units
 /// ([`shallow_units_on_few_waves`]).
 pub(crate) const PAIRS_WAVES: u64 = 8;
 

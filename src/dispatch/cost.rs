@@ -433,25 +433,25 @@ mod tests {
         };
         use Family::{TmaPairs as Pairs, TmaRegisterA as Reg, TmaWarpSpecialized as Tma};
         for size in [3000, 3072] {
-            // register-A (`nn` swapped: 192×128 of C), `nt` on TMA: the 128×192 tiles
+            // register-A (`nn` swapped: 192×128 of C), `nt` on TMA in pairs: the 128×192 tiles
             assert_eq!(tf32(size, size, size, false, false), (Reg, 192, 128));
             assert_eq!(tf32(size, size, size, true, false), (Reg, 128, 192));
             assert_eq!(tf32(size, size, size, true, true), (Reg, 128, 192));
-            assert_eq!(tf32(size, size, size, false, true), (Tma, 128, 192));
+            assert_eq!(tf32(size, size, size, false, true), (Pairs, 128, 192));
         }
         // whole waves of 128×256: the 128×256 tiles (swapped in `nn`)
         for (m, n, k) in [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096)] {
             assert_eq!(tf32(m, n, k, false, false), (Reg, 256, 128));
             assert_eq!(tf32(m, n, k, true, true), (Reg, 128, 256));
-            // `nt` (TF32 and 16-bit): in pairs from 8 waves of their units
-            // (`admission::pairs_serve`: 4096³ has 256 units of two tiles, under 8 waves of 66
+            // `nt`: TF32 in pairs from a wave of their units, 16-bit from 8 waves
+            // (`admission::deep_waves`: 4096³ has 256 units of two tiles, under 8 waves of 66
             // clusters)
+            assert_eq!(tf32(m, n, k, false, true), (Pairs, 128, 256));
             let family = if m * n >= 8 * 66 * 2 * 128 * 256 {
                 Pairs
             } else {
                 Tma
             };
-            assert_eq!(tf32(m, n, k, false, true), (family, 128, 256));
             let g = Gemm::new(m, n, k).trans_b(true);
             assert_eq!(pick(g, Elem::F16, Elem::F16), (family, 128, 256));
             assert_eq!(pick(g, Elem::Bf16, Elem::Bf16), (family, 128, 256));

@@ -180,7 +180,8 @@ fn hopper_unaligned_calls_take_thread_copy_kernels() {
 #[test]
 fn tf32_with_an_mn_major_operand_takes_register_a_kernels() {
     // aligned TF32 on 132 SMs: A M-major (`tn`, `tt`) or B N-major with A K-major (`nn`, which
-    // swaps A and B) goes to the register-sourced kernels; `nt` (both K-major) to the TMA kernel
+    // swaps A and B) goes to the register-sourced kernels; `nt` (both K-major) to the TMA kernel,
+    // in pairs where their units fill a wave (`admission::deep_waves`)
     let pick = |g: Gemm| {
         let p = problem(&g.precision(Precision::Tf32), Elem::F32, Elem::F32, true);
         select(KERNELS, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap()
@@ -188,23 +189,20 @@ fn tf32_with_an_mn_major_operand_takes_register_a_kernels() {
     for (ta, tb) in [(false, false), (true, false), (true, true), (false, true)] {
         let g = |m, n| Gemm::new(m, n, 4096).trans_a(ta).trans_b(tb);
         let s = pick(g(4096, 4096));
-        let family = if !ta && tb {
-            Family::TmaWarpSpecialized
-        } else {
-            Family::TmaRegisterA
-        };
+        let family = |tma| if !ta && tb { tma } else { Family::TmaRegisterA };
         assert_eq!(
             (s.family, s.block.m, s.block.n),
-            (family, 128, 256),
+            (family(Family::TmaPairs), 128, 256),
             "{}",
             s.name
         );
         assert_eq!(s.swaps_ab(), !ta && !tb, "{}", s.name);
-        // 64 tiles of 128×256 (or 256×128 of C when swapped) leave SMs idle: 128×128
+        // 64 tiles of 128×256 (or 256×128 of C when swapped) leave SMs idle: 128×128 (64 units
+        // in pairs, under a wave of 66 clusters: alone)
         let s = pick(g(2048, 1024));
         assert_eq!(
             (s.family, s.c_tile().m, s.c_tile().n),
-            (family, 128, 128),
+            (family(Family::TmaWarpSpecialized), 128, 128),
             "{}",
             s.name
         );
