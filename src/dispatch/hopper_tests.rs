@@ -197,8 +197,8 @@ fn tf32_with_an_mn_major_operand_takes_register_a_kernels() {
             s.name
         );
         assert_eq!(s.swaps_ab(), !ta && !tb, "{}", s.name);
-        // 64 tiles of 128×256 (or 256×128 of C when swapped) leave SMs idle: 128×128 (64 units
-        // in pairs, under a wave of 66 clusters: alone)
+        // 64 tiles of 128×256 (or 256×128 of C when swapped) leave SMs idle, and their 32 units
+        // in pairs under a wave of 66 clusters: the 128×128 tile alone
         let s = pick(g(2048, 1024));
         assert_eq!(
             (s.family, s.c_tile().m, s.c_tile().n),
