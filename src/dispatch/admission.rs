@@ -67,14 +67,14 @@ fn pairs_fill(pairs: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
 /// `p`: where TMA would read A or B off 32-byte sectors ([`tma_reads_off_sectors`]; there L2
 /// bounds the tiles alone, and the pairs ran 1.22–1.31× them on 3000³ and 4096³ `+ld8`), or, on
 /// `sm_count` SMs, where their work units (two tiles each) are deep on many waves (16-bit) or at
-/// least one (TF32; [`deep_units_on_many_waves`]) or shallow on a few
+/// least one (TF32; [`deep_units_on_enough_waves`]) or shallow on a few
 /// ([`shallow_units_on_few_waves`]); the time model then weighs them against the tiles alone,
 /// streamed or not, and on equal time the pairs' rank (one above their tile alone) takes the call.
 pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>) -> bool {
     tma_reads_off_sectors(p)
         || sm_count.is_some_and(|sms| {
             let clusters = u64::from(sms / spec.family.cluster());
-            deep_units_on_many_waves(spec, p, clusters)
+            deep_units_on_enough_waves(spec, p, clusters)
                 || shallow_units_on_few_waves(spec, p, clusters)
         })
 }
@@ -87,7 +87,7 @@ pub(crate) fn pairs_serve(spec: &KernelSpec, p: &Problem, sm_count: Option<u32>)
 /// tie (4096³ 1.00–1.01×, 4096²×14336 0.99–1.00×; session 52) or lose where the tile alone
 /// shares its last wave out by stream-K (5120³, 6.1 waves, 0.90–0.92×; 3072³, 2.2 waves,
 /// 0.86–0.87×), which pairs cannot.
-fn deep_units_on_many_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bool {
+fn deep_units_on_enough_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> bool {
     p.work_items(spec.unit_tile()) >= deep_waves(spec.math) * clusters
         && p.k_tiles(spec.block) >= PAIRS_KTILES
 }
@@ -129,7 +129,7 @@ fn shallow_units_on_few_waves(spec: &KernelSpec, p: &Problem, clusters: u64) -> 
 /// ([`shallow_units_on_few_waves`]).
 pub(crate) const PAIRS_WAVES: u64 = 8;
 
-/// k-tiles per work unit from which a call's units are deep ([`deep_units_on_many_waves`]), and
+/// k-tiles per work unit from which a call's units are deep ([`deep_units_on_enough_waves`]), and
 /// below which shallow ([`shallow_units_on_few_waves`]).
 pub(crate) const PAIRS_KTILES: u64 = 64;
 
