@@ -38,6 +38,16 @@
 //!   162 items all shared the model overrated, for the 128×128 and 128×192 tiles: 1.140×,
 //!   1.066×, 1.050×. The 64-row tiles share everywhere: their calls of a few rows gain from the
 //!   shared items' even reads of B (see [`LONG_ITEM_KTILES`]);
+//! - fewer items than SMs (`W < S`) on a 128-row tile (not 3xTF32) share nothing where the items
+//!   are long (more than [`LONG_ITEM_KTILES`] k-tiles): split-K or an unsplit tile takes them.
+//!   Shared so, each CTA's piece (about `W·T/S` k-tiles) starts at its own k offset, and the
+//!   pieces read A and B with little reuse in L2 where whole items or k-slices go in lockstep
+//!   (H200, same calls before and after, two rounds, session 60: TF32 `nt` 768×2304×8192,
+//!   512×4096×14336 and 256×8192×28672 on the 128×256 tile 1.64–1.66× as split into two
+//!   k-slices, 1280×2560×4096 `nt` 1.23× unsplit, 1536×1792×8192 `nn` 1.75× on the 128×192 tile
+//!   unsplit, 128×8192×28672 `nn` 1.26× split; f16 256×8192×28672 1.43×, 512×4096×14336 `nt`
+//!   1.12×, 1280×2560×8192 `nt` 1.22×, 768×2304×8192 and 768×3072×8192 1.08–1.10× on the 128×128
+//!   and 128×192 tiles unsplit; 39 calls 1.15× by geomean, 0.94–1.75×);
 //! - otherwise the shared items are the last partial wave plus one whole wave (`W mod S + S`), or
 //!   all of them when `W < S`; the others are dealt whole first. With a whole wave among them, a
 //!   piece spans one or two items, so an item is shared by two or three CTAs;
@@ -65,13 +75,15 @@ use tcgemm_kernels::params::{GemmParams, StreamK};
 
 /// Wave efficiency (percent) at and above which a call runs without stream-K.
 pub const MIN_WAVE_EFFICIENCY: u64 = 90;
-/// k-tiles per work item above which a call with more items than SMs runs without stream-K.
-/// Measured on the H200 (docs/hopper-log.md, "Stream-K on long items", the 128×256 and 128×128
-/// tiles forced, stream-K on against off): with whole waves to deal, items of 48–80 k-tiles gained
-/// (f16 3072³ +15%, 5120³ +6%, TF32 2560³ on 128×128 +15%), items of 96–256 lost (TF32 `nt`
-/// 3072³ −13%, 3072²×8192 −20%, 256×28672×8192 −38%; f16 256×28672×8192 −27%, 3072²×8192
-/// −13%). Calls with fewer items than SMs (all of them shared) gained at 64–128 k-tiles
-/// (1536²×4096 f16 +10%, 2048×1024×4096 TF32 +26%) and keep stream-K. Applied to the 128-row
+/// k-tiles per work item above which a call shares no whole wave of items (with more items than
+/// SMs: only a last partial wave; with fewer: none). Measured on the H200 (docs/hopper-log.md,
+/// "Stream-K on long items", the 128×256 and 128×128 tiles forced, stream-K on against off):
+/// with whole waves to deal, items of 48–80 k-tiles gained (f16 3072³ +15%, 5120³ +6%, TF32
+/// 2560³ on 128×128 +15%), items of 96–256 lost (TF32 `nt` 3072³ −13%, 3072²×8192 −20%,
+/// 256×28672×8192 −38%; f16 256×28672×8192 −27%, 3072²×8192 −13%). Calls with fewer items than
+/// SMs (all of them shared) gained against their tile unsplit at 64–128 k-tiles (1536²×4096 f16
+/// +10%, 2048×1024×4096 TF32 +26%), but lost to split-K and other tiles beyond 80 (session 60,
+/// the module docs) and keep stream-K only up to it. Applied to the 128-row
 /// tiles only ([`LONG_ITEM_ROWS`]): the 64-row tiles run calls of a few rows, bound by reading
 /// B, where the shared items even out the SMs' reads (16–64×28672×8192, 224 items of 128–256
 /// k-tiles: 9–15% slower without stream-K, session 18). Not applied to the 3xTF32 kernels
@@ -115,6 +127,10 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     if long && (2 * last_wave >= sms || MAX_SHARERS * last_wave < sms) {
         return None;
     }
+    // long items fewer than the SMs: not shared (split-K or an unsplit tile takes them)
+    if work <= sms && long_alone(kernel, ktiles) {
+        return None;
+    }
     // the last partial wave only on long items and on 1 to 2 waves of a 128-row tile
     let items = if long || (rows128 && work < 2 * sms) {
         last_wave
@@ -138,6 +154,12 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
 /// (more items than SMs): the calls of the module docs' rules for such tiles.
 fn rows128_waves(kernel: &KernelSpec, work: u64, sms: u64) -> bool {
     work > sms && kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3
+}
+
+/// Whether `kernel` is a 128-row tile (not 3xTF32) and `ktiles` more than [`LONG_ITEM_KTILES`]:
+/// fewer such items than SMs are not shared (the module docs).
+fn long_alone(kernel: &KernelSpec, ktiles: u64) -> bool {
+    kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3 && ktiles > LONG_ITEM_KTILES
 }
 
 /// [`rows128_waves`] of items of more than [`LONG_ITEM_KTILES`] k-tiles.
@@ -241,8 +263,9 @@ mod tests {
         assert_eq!(choose(k, &f16(3072, 3072, 8192), 132), Some(24));
         assert_eq!(choose(k, &f16(5120, 5120, 8192), 132), Some(8));
         assert_eq!(choose(k, &f16(5120, 5120, 5120), 132), Some(8 + 132));
-        // ... fewer items than SMs: all shared, whatever their length (72 of 64 k-tiles above)
-        assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), Some(72));
+        // ... fewer items than SMs: all shared up to 80 k-tiles (72 of 64 above), longer ones
+        // not at all (split-K takes them)
+        assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), None);
         // 1 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
         // 128×256 (200 items of 80 k-tiles) shares 68, 2176³ (153 items of 68) its last 21: too
         // few (a piece of 0.16 items), so none; 1536³ on 128×128 (144 items) none either

@@ -134,11 +134,11 @@ fn every_stream_k_kernel() {
 
 /// Dispatch takes stream-K on short waves: 1152²×4096 and 1144²×4104 (81 tiles of 128×128 or 54
 /// of 128×192 on 132 SMs, all shared; the second with tails in M, N and K), every layout, f16 →
-/// f16, bf16 → f32 and TF32. (1536²×4096, this test's shape before, now takes 96 whole tiles of
-/// 128×192 for 16-bit inputs, 73% of a wave: `dispatch::full_fill_percent`. 3000³, which streamed
-/// k here before the 128×192 tiles, now takes their 2.9 whole waves, `dispatch::cost`; calls with
-/// whole waves to deal stream k only on items of at most 80 k-tiles,
-/// `streamk::LONG_ITEM_KTILES`, which TF32's K of 4104 exceeds.)
+/// f16 and bf16 → f32; TF32 at half the depth (2048 and 2052: fewer items than SMs are shared
+/// only up to 80 k-tiles, `streamk::LONG_ITEM_KTILES`). (1536²×4096, this test's shape before, now
+/// takes 96 whole tiles of 128×192 for 16-bit inputs, 73% of a wave:
+/// `dispatch::full_fill_percent`. 3000³, which streamed k here before the 128×192 tiles, now takes
+/// their 2.9 whole waves, `dispatch::cost`.)
 #[test]
 fn dispatch_streams_k_on_short_waves() {
     let Some(ctx) = hopper() else { return };
@@ -146,7 +146,7 @@ fn dispatch_streams_k_on_short_waves() {
         return;
     };
     let mut rng = Rng::for_test("dispatch_streams_k_on_short_waves");
-    for (m, n, k) in [(1152, 1152, 4096), (1144, 1144, 4104)] {
+    for (m, n, k, k_tf32) in [(1152, 1152, 4096, 2048), (1144, 1144, 4104, 2052)] {
         for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
             let p = Problem::new(m, n, k).trans(ta, tb);
             let label = format!("{m}x{n}x{k} {}", lay(ta, tb));
@@ -161,7 +161,10 @@ fn dispatch_streams_k_on_short_waves() {
             );
             let beta = p.clone().scale(0.75, -1.5);
             check::<bf16, f32>(ctx, &off, &mut rng, &label, beta, None, tol_16::<f32>(k));
-            let tf32 = p.precision(Precision::Tf32);
+            let tf32 = Problem::new(m, n, k_tf32)
+                .trans(ta, tb)
+                .precision(Precision::Tf32);
+            let label = format!("{m}x{n}x{k_tf32} {}", lay(ta, tb));
             check::<f32, f32>(ctx, &off, &mut rng, &label, tf32, None, TOL_TF32_FRO);
         }
     }
@@ -169,8 +172,9 @@ fn dispatch_streams_k_on_short_waves() {
 
 /// Dispatch shares only the last partial wave on 1.5 to 2 waves of a 128-row tile and on long
 /// items (`streamk::choose`): TF32 `nt` 2552²×2536 (200 tiles of 128×256, 80 k-tiles, 68 shared on
-/// 132 SMs), `tn` 2300×2296×2300 (216 of 128×192, 72 k-tiles, 84 shared) and `nt` 5112³ (800 of
-/// 128×256, 160 k-tiles, 8 shared, each by 16 or 17 CTAs), tails in M, N and K.
+/// 132 SMs), `tn` 2300×2296×2300 (216 of 128×192, 72 k-tiles, 84 shared), `nt` 5112³ (800 of
+/// 128×256, 160 k-tiles, 8 shared, each by 16 or 17 CTAs) and `tt` 5112³ (the same on the
+/// register-A 128×256 tile), tails in M, N and K.
 #[test]
 fn dispatch_shares_the_last_partial_wave() {
     let Some(ctx) = hopper() else { return };
@@ -182,6 +186,7 @@ fn dispatch_shares_the_last_partial_wave() {
         (2552, 2552, 2536, false, true),
         (2300, 2296, 2300, true, false),
         (5112, 5112, 5112, false, true),
+        (5112, 5112, 5112, true, true),
     ] {
         let p = Problem::new(m, n, k)
             .trans(ta, tb)

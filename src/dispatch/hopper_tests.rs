@@ -31,11 +31,11 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         assert_eq!(pick(2048, 2048), (true, false, 128, 256), "{input:?}");
         // short waves: 96 tiles of 128×192 (73% of a wave, `full_fill_percent`) against 72 of
         // 128×256 streamed (H200, f16 `nn`: 477 against 440 TFLOPS; hopper-log session 46),
-        // streamed for TF32 (128 k-tiles of 32: the busiest CTA's drop by 34, more than the
-        // exchange's 20); 16-bit inputs take one wave of 132 tiles of 144×128 (the 128×144 body
-        // swapped, `nn_swap`), unsplit
+        // unsplit for TF32 (128 k-tiles of 32, fewer items than SMs: not shared,
+        // `streamk::LONG_ITEM_KTILES`); 16-bit inputs take one wave of 132 tiles of 144×128 (the
+        // 128×144 body swapped, `nn_swap`), unsplit
         if input == Elem::F32 {
-            assert_eq!(pick(1536, 1536), (true, true, 128, 192), "{input:?}");
+            assert_eq!(pick(1536, 1536), (true, false, 128, 192), "{input:?}");
         } else {
             assert_eq!(pick(1536, 1536), (true, false, 128, 144), "{input:?}");
         }
@@ -50,8 +50,8 @@ fn hopper_tiles_go_by_fill_with_stream_k() {
         // 3072²: 288 tiles of 128×256 (2.2 waves, stream-K) against 384 of 128×192 (2.9 waves):
         // the 128×192 tile, unsplit (the time model, `cost`)
         assert_eq!(pick(3072, 3072), (true, false, 128, 192), "{input:?}");
-        // 64 tiles of 128×256: stream-K on them, or (TF32 `nn`, whose 256-wide register-A tile
-        // does not stream k) the 128×128 tile, whose 128 tiles fill 97% of a wave
+        // 64 tiles of 128×256: stream-K on them, or the 128×128 tile, whose 128 tiles fill 97%
+        // of a wave
         let (tma, sk, _, bn) = pick(2048, 1024);
         assert!(tma && (sk || bn == 128), "{input:?} 2048×1024");
     }

@@ -421,8 +421,28 @@ impl KernelSpec {
             && self.family.cluster() == 1
             && crate::threadblock::tma_warp_specialized::shares_k_tiles(
                 matches!(self.family, Family::LdgWarpSpecialized),
-                matches!(self.family, Family::TmaRegisterA),
                 matches!(self.family, Family::TmaPingPong),
+                matches!(self.family, Family::TmaRegisterA),
+                self.body_layout().1,
+                self.block.n,
+            )
+    }
+
+    /// Whether the kernel adds the k-slices of a split within thread-block clusters (the host's
+    /// `flags::CLUSTER_SPLIT`): a kernel that [streams k](KernelSpec::streams_k) whose registers
+    /// also allow the cluster's adds
+    /// ([`tma_warp_specialized::splits_in_clusters`](crate::threadblock::tma_warp_specialized::splits_in_clusters)).
+    ///
+    /// ```
+    /// use tcgemm_kernels::config::find_kernel;
+    /// assert!(find_kernel("f16_f16_nt_128x256x64_w64x256_s4_tma").unwrap().splits_in_clusters());
+    /// let tt = find_kernel("tf32_tt_128x256x32_w64x256_s4_tma_areg").unwrap();
+    /// assert!(tt.streams_k() && !tt.splits_in_clusters());
+    /// ```
+    pub const fn splits_in_clusters(&self) -> bool {
+        self.streams_k()
+            && crate::threadblock::tma_warp_specialized::splits_in_clusters(
+                matches!(self.family, Family::TmaRegisterA),
                 self.block.n,
             )
     }

@@ -12,8 +12,8 @@ mod widths;
 #[cfg(target_feature = "sm_90a")]
 pub(crate) use layout::MN_BOX;
 pub use layout::{
-    c_buffers, consumer_cols, shares_k_tiles, smem_bytes, smem_bytes_thread_copies, threads,
-    whole_c_chunks, C_CHUNK_BYTES, ROW_BYTES,
+    c_buffers, consumer_cols, shares_k_tiles, smem_bytes, smem_bytes_thread_copies,
+    splits_in_clusters, threads, whole_c_chunks, C_CHUNK_BYTES, ROW_BYTES,
 };
 #[cfg(target_feature = "sm_90a")]
 pub use widths::gemm;
@@ -140,8 +140,10 @@ unsafe fn gemm_with_accumulators<
     };
     // split within clusters (kernels whose registers take the partials' adds): CTA w is k-slice
     // `w % batch` of tile `w / batch`
-    let clustered =
-        !PAIRS && shares_k_tiles(LDG, REG_A, PING_PONG, BN) && p.flags & flags::CLUSTER_SPLIT != 0;
+    let clustered = !PAIRS
+        && shares_k_tiles(LDG, PING_PONG, REG_A, TRANS_B, BN)
+        && splits_in_clusters(REG_A, BN)
+        && p.flags & flags::CLUSTER_SPLIT != 0;
     let item = |w: u32| {
         let w = if clustered {
             (w % p.batch) * tiles + w / p.batch
@@ -178,7 +180,7 @@ unsafe fn gemm_with_accumulators<
     let b_tile = |s: u32| smem + s * Stage::<BM, BN>::BYTES + Stage::<BM, BN>::A_BYTES;
     let ktiles = p.k.div_ceil(bk);
     // (no stream-K where the registers do not allow it: the schedule's state is then constant)
-    let sk_items = if !PAIRS && shares_k_tiles(LDG, REG_A, PING_PONG, BN) {
+    let sk_items = if !PAIRS && shares_k_tiles(LDG, PING_PONG, REG_A, TRANS_B, BN) {
         p.stream_k.items
     } else {
         0

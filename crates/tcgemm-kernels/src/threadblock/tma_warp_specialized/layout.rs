@@ -165,19 +165,42 @@ pub const fn whole_c_chunks(consumer_cols: u32, out_bytes: u32) -> bool {
 
 /// Whether a kernel of this body shares out the k-tiles of its last work items (stream-K,
 /// `stream_k::Schedule`): not the thread copies (`ldg`: their producer's registers are all taken
-/// by loads in flight; with the schedule's state it spilled 4–104 B), nor the 256-wide
-/// register-A consumers (`reg_a`: at 232 registers, the schedule's state spilled 4–60 B), nor
-/// the ping-pong tiles (`ping_pong`: each unit has one consumer, whose partial tile the
-/// schedule's exchange, by consumer index, does not place).
+/// by loads in flight; with the schedule's state it spilled 4–104 B), nor the ping-pong tiles
+/// (`ping_pong`: each unit has one consumer, whose partial tile the schedule's exchange, by
+/// consumer index, does not place), nor the 256-wide register-A consumers of a B transposed in
+/// shared memory (`reg_a`, `bn`, B stored N-major: `!trans_b`; the `tn` body, at 224 registers:
+/// with the schedule's state ptxas 12.9 spilled 16 B and the tile ran 0.90–0.92× as fast on calls
+/// that do not share, H200, docs/hopper-log.md session 60).
 ///
 /// ```
 /// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
-/// assert!(shares_k_tiles(false, false, false, 256) && shares_k_tiles(false, true, false, 128));
-/// assert!(!shares_k_tiles(false, true, false, 256) && !shares_k_tiles(true, false, false, 128));
-/// assert!(!shares_k_tiles(false, false, true, 128));
+/// assert!(shares_k_tiles(false, false, false, false, 256));
+/// assert!(shares_k_tiles(false, false, true, true, 256) && shares_k_tiles(false, false, true, false, 128));
+/// assert!(!shares_k_tiles(false, false, true, false, 256));
+/// assert!(!shares_k_tiles(true, false, false, true, 128) && !shares_k_tiles(false, true, false, true, 128));
 /// ```
-pub const fn shares_k_tiles(ldg: bool, reg_a: bool, ping_pong: bool, bn: u32) -> bool {
-    !ldg && !ping_pong && !(reg_a && bn == 256)
+pub const fn shares_k_tiles(
+    ldg: bool,
+    ping_pong: bool,
+    reg_a: bool,
+    trans_b: bool,
+    bn: u32,
+) -> bool {
+    !ldg && !ping_pong && !(reg_a && !trans_b && bn == 256)
+}
+
+/// Whether a kernel of this body that [shares k-tiles](shares_k_tiles) also adds the k-slices of
+/// a split within thread-block clusters (`cluster_split`): not the 256-wide register-A consumers
+/// (`reg_a`, `bn`: with the cluster's adds beside the stream-K schedule, ptxas 12.9 spilled 16 B
+/// stores and 20 B loads in `tt`; none without).
+///
+/// ```
+/// use tcgemm_kernels::threadblock::tma_warp_specialized::splits_in_clusters;
+/// assert!(splits_in_clusters(false, 256) && splits_in_clusters(true, 128));
+/// assert!(!splits_in_clusters(true, 256));
+/// ```
+pub const fn splits_in_clusters(reg_a: bool, bn: u32) -> bool {
+    !(reg_a && bn == 256)
 }
 
 /// Transposes, in place and by one warp, a 32×32 block of an MN-major TF32 operand as TMA left it
