@@ -38,7 +38,7 @@
 //!   162 items all shared the model overrated, for the 128×128 and 128×192 tiles: 1.140×,
 //!   1.066×, 1.050×. The 64-row tiles share everywhere: their calls of a few rows gain from the
 //!   shared items' even reads of B (see [`LONG_ITEM_KTILES`]);
-//! - fewer items than SMs (`W < S`) on a 128-row tile (not 3xTF32) share nothing where the items
+//! - fewer items than SMs (`W < S`) of a 128-row tile (not 3xTF32) are not shared where they
 //!   are long (more than [`LONG_ITEM_KTILES`] k-tiles): split-K or an unsplit tile takes them.
 //!   Shared so, each CTA's piece (about `W·T/S` k-tiles) starts at its own k offset, and the
 //!   pieces read A and B with little reuse in L2 where whole items or k-slices go in lockstep
@@ -47,7 +47,7 @@
 //!   k-slices, 1280×2560×4096 `nt` 1.23× unsplit, 1536×1792×8192 `nn` 1.75× on the 128×192 tile
 //!   unsplit, 128×8192×28672 `nn` 1.26× split; f16 256×8192×28672 1.43×, 512×4096×14336 `nt`
 //!   1.12×, 1280×2560×8192 `nt` 1.22×, 768×2304×8192 and 768×3072×8192 1.08–1.10× on the 128×128
-//!   and 128×192 tiles unsplit; 39 calls 1.15× by geomean, 0.94–1.75×);
+//!   and 128×192 tiles unsplit; docs/hopper-log.md, session 60);
 //! - otherwise the shared items are the last partial wave plus one whole wave (`W mod S + S`), or
 //!   all of them when `W < S`; the others are dealt whole first. With a whole wave among them, a
 //!   piece spans one or two items, so an item is shared by two or three CTAs;

@@ -175,9 +175,13 @@ pub const fn whole_c_chunks(consumer_cols: u32, out_bytes: u32) -> bool {
 /// ```
 /// use tcgemm_kernels::threadblock::tma_warp_specialized::shares_k_tiles;
 /// assert!(shares_k_tiles(false, false, false, false, 256));
-/// assert!(shares_k_tiles(false, false, true, true, 256) && shares_k_tiles(false, false, true, false, 128));
+/// // register-A: `tt` at 256 wide, `tn` at 128, not `tn` at 256
+/// assert!(shares_k_tiles(false, false, true, true, 256));
+/// assert!(shares_k_tiles(false, false, true, false, 128));
 /// assert!(!shares_k_tiles(false, false, true, false, 256));
-/// assert!(!shares_k_tiles(true, false, false, true, 128) && !shares_k_tiles(false, true, false, true, 128));
+/// // thread copies, ping-pong
+/// assert!(!shares_k_tiles(true, false, false, true, 128));
+/// assert!(!shares_k_tiles(false, true, false, true, 128));
 /// ```
 pub const fn shares_k_tiles(
     ldg: bool,
