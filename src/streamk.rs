@@ -128,7 +128,7 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
         return None;
     }
     // long items fewer than the SMs: not shared (split-K or an unsplit tile takes them)
-    if work <= sms && long_alone(kernel, ktiles) {
+    if work < sms && long_tile_items(kernel, ktiles) {
         return None;
     }
     // the last partial wave only on long items and on 1 to 2 waves of a 128-row tile
@@ -150,21 +150,27 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     u32::try_from(items).ok()
 }
 
-/// Whether `kernel`, a 128-row tile (not 3xTF32), deals whole waves of `work` items on `sms` SMs
-/// (more items than SMs): the calls of the module docs' rules for such tiles.
+/// Whether `kernel` is a 128-row tile (not 3xTF32): the tiles the module docs' rules for whole
+/// waves and for long items apply to.
+fn rows128(kernel: &KernelSpec) -> bool {
+    kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3
+}
+
+/// Whether `kernel` ([`rows128`]) deals whole waves of `work` items on `sms` SMs (more items than
+/// SMs).
 fn rows128_waves(kernel: &KernelSpec, work: u64, sms: u64) -> bool {
-    work > sms && kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3
+    work > sms && rows128(kernel)
 }
 
-/// Whether `kernel` is a 128-row tile (not 3xTF32) and `ktiles` more than [`LONG_ITEM_KTILES`]:
-/// fewer such items than SMs are not shared (the module docs).
-fn long_alone(kernel: &KernelSpec, ktiles: u64) -> bool {
-    kernel.block.m >= LONG_ITEM_ROWS && kernel.math != Math::MmaTf32x3 && ktiles > LONG_ITEM_KTILES
+/// Whether `kernel` ([`rows128`]) has items of more than [`LONG_ITEM_KTILES`] k-tiles: shared
+/// only as a last partial wave ([`long_items`]), and not at all when fewer than the SMs.
+fn long_tile_items(kernel: &KernelSpec, ktiles: u64) -> bool {
+    rows128(kernel) && ktiles > LONG_ITEM_KTILES
 }
 
-/// [`rows128_waves`] of items of more than [`LONG_ITEM_KTILES`] k-tiles.
+/// [`long_tile_items`] with whole waves to deal ([`rows128_waves`]).
 fn long_items(kernel: &KernelSpec, work: u64, ktiles: u64, sms: u64) -> bool {
-    rows128_waves(kernel, work, sms) && ktiles > LONG_ITEM_KTILES
+    work > sms && long_tile_items(kernel, ktiles)
 }
 
 /// k-tiles the exchange of partial tiles costs the busiest CTA of a stream-K launch of `kernel`
@@ -264,8 +270,13 @@ mod tests {
         assert_eq!(choose(k, &f16(5120, 5120, 8192), 132), Some(8));
         assert_eq!(choose(k, &f16(5120, 5120, 5120), 132), Some(8 + 132));
         // ... fewer items than SMs: all shared up to 80 k-tiles (72 of 64 above), longer ones
-        // not at all (split-K takes them)
+        // not at all (split-K takes them): f16 1536²×8192 (72 of 128), TF32 `nt` 256×8192×28672
+        // (64 of 896, 1.64× split in two against all shared, session 60)
         assert_eq!(choose(k, &f16(1536, 1536, 8192), 132), None);
+        let tf32_nt = find_kernel("tf32_nt_128x256x32_w64x256_s4_tma").unwrap();
+        let g = Gemm::new(256, 8192, 28672).trans_b(true);
+        let deep = Problem::assume_aligned::<f32, f32>(&g.precision(crate::Precision::Tf32));
+        assert_eq!(choose(tf32_nt, &deep.unwrap(), 132), None);
         // 1 to 2 waves on a 128-row tile: the last partial wave only, TF32 2560³ `nt` on
         // 128×256 (200 items of 80 k-tiles) shares 68, 2176³ (153 items of 68) its last 21: too
         // few (a piece of 0.16 items), so none; 1536³ on 128×128 (144 items) none either
