@@ -271,9 +271,9 @@ pub const MAX_CLUSTER: u32 = 8;
 /// Whether the `slices` of a split of `kernel` may run as thread-block clusters
 /// (`flags::CLUSTER_SPLIT`; the plan also needs a driver with `cuLaunchKernelEx`): a persistent
 /// kernel whose consumers have the registers to add partial tiles
-/// ([`KernelSpec::splits_in_clusters`], which implies persistent), at most [`MAX_CLUSTER`] slices. The sum then needs
-/// neither the workspace's round trip nor the reduction kernel's launch (H200, 64×4096×4096 f16
-/// on 4 slices: slices 13.5 µs, reduction 4.6 µs under ncu).
+/// ([`KernelSpec::splits_in_clusters`], which implies persistent), at most [`MAX_CLUSTER`]
+/// slices. The sum then needs neither the workspace's round trip nor the reduction kernel's
+/// launch (H200, 64×4096×4096 f16 on 4 slices: slices 13.5 µs, reduction 4.6 µs under ncu).
 pub(crate) fn cluster_fits(kernel: &KernelSpec, slices: u32) -> bool {
     kernel.splits_in_clusters() && (2..=MAX_CLUSTER).contains(&slices)
 }
