@@ -42,6 +42,10 @@ pub struct Staged {
 
 impl Staged {
     /// Nothing staged.
+    ///
+    /// ```
+    /// assert_eq!(tcgemm::Staged::NONE, tcgemm::Staged::default());
+    /// ```
     pub const NONE: Staged = Staged {
         a: false,
         b: false,

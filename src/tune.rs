@@ -133,6 +133,14 @@ pub fn table_rate(spec: &KernelSpec) -> Option<u8> {
 const CLUSTER_SUFFIX: &str = "_x2";
 
 /// One timed call of one kernel.
+///
+/// ```
+/// use tcgemm::tune::Measurement;
+/// let kernel = tcgemm_kernels::config::find_kernel("sgemm_nn_128x128x16_t8x8_s3").unwrap();
+/// // call 0 on the 128×128 FP32 tile: 4096 units of the busiest SM's work in 2 ms
+/// let m = Measurement { kernel, call: 0, prior: 0, stream_k: false, work: 4096, seconds: 2e-3 };
+/// assert_eq!(m.work as f64 / m.seconds, 2.048e6);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Measurement {
     /// The kernel, run as named.
@@ -150,6 +158,14 @@ pub struct Measurement {
 }
 
 /// A kernel's fitted steady rate.
+///
+/// ```
+/// use tcgemm::tune::{fit, Measurement};
+/// let kernel = tcgemm_kernels::config::find_kernel("sgemm_nn_128x128x16_t8x8_s3").unwrap();
+/// let rates = fit(&[Measurement { kernel, call: 0, prior: 0, stream_k: false, work: 64, seconds: 1.0 }]);
+/// // the only kernel of its math is its fastest: 100%, fitted on one call
+/// assert_eq!((rates[0].kernel, rates[0].rate, rates[0].calls), (kernel.name, 100, 1));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rate {
     /// Kernel name.
@@ -314,6 +330,13 @@ fn competitions(
 
 /// A measured call on which the model, with the fitted rates, picks a slower kernel than the
 /// fastest it could have picked (see [`misses`]).
+///
+/// ```
+/// use tcgemm::tune::Miss;
+/// let miss = Miss { call: 3, picked: "a", fastest: "b", slower: 1.25 };
+/// // the pick took a quarter longer than the fastest kernel on call 3
+/// assert!(miss.slower > 1.0 && miss.picked != miss.fastest);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Miss {
     /// The call's number ([`Measurement::call`]).
