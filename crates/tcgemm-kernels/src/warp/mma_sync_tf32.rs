@@ -12,8 +12,8 @@
 //! accumulator row where it came from (`epilogue::fragment::store_pairs_permuted_rows`). (Loads
 //! of four rows at once put the values in other registers than the MMA's pairs: ptxas then spent
 //! about three register moves per MMA; docs/kernel-log.md, session 41.) Every fragment register is
-//! rounded to nearest (ties away) before the MMA by adding half a TF32 ulp to its bits, the tensor
-//! core truncating the rest (`f32_to_tf32_mma_operand`).
+//! rounded to nearest before the MMA (`f32_to_tf32_mma_operand`: one `cvt.rn.tf32.f32` where built
+//! for sm_90, else half a TF32 ulp added to its bits, the tensor core truncating the rest).
 //!
 //! Shared operand tiles of f32: k-contiguous `smem[r][BK]` of 128-byte lines (`BK` = 32), each
 //! line's 16-byte chunk `c` at `c ^ (r % 8)` (`threadblock::global_to_shared::swizzled`: the eight
