@@ -1,4 +1,4 @@
-//! Puts tcgemm's PTX modules (`tcgemm_sm80.ptx`, `tcgemm_sm90a.ptx`) into `OUT_DIR`.
+//! Puts tcgemm's PTX modules (`tcgemm_sm80.ptx`, `tcgemm_sm90.ptx`, `tcgemm_sm90a.ptx`) into `OUT_DIR`.
 //!
 //! - From source (`tcgemm-build`) when the compiler is the nightly pinned in `rust-toolchain.toml` and
 //!   the kernels crate's sources are beside this manifest (a checkout of the repository).

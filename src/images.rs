@@ -155,6 +155,7 @@ mod tests {
             (Target::Sm80, (8, 0)),
             (Target::Sm80, (8, 9)),
             (Target::Sm80, (9, 0)),
+            (Target::Sm90, (9, 0)),
             (Target::Sm90a, (9, 0)),
         ] {
             let (_, code) = load_image(t, cc, false).unwrap().unwrap();

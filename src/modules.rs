@@ -15,12 +15,15 @@ use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 /// Dynamic shared memory a kernel gets without opting in.
 const DEFAULT_SMEM_LIMIT: u32 = 48 * 1024;
 
-/// The modules to load for a device: always `sm_80`, plus `sm_90a` on compute capability 9.0.
+/// The modules to load for a device: always `sm_80`; `sm_90` (its TF32 `mma.sync` kernels built
+/// for sm_90) from compute capability 9.0, `force_sm80` or not, since those are the same kernels
+/// as this device runs them; `sm_90a` on compute capability 9.0.
 pub(crate) fn wanted_targets(cc: (u32, u32), force_sm80: bool) -> Vec<Target> {
     Target::ALL
         .into_iter()
         .filter(|t| match t {
             Target::Sm80 => true,
+            Target::Sm90 => cc >= (9, 0),
             Target::Sm90a => cc == (9, 0) && !force_sm80,
         })
         .collect()
@@ -37,9 +40,11 @@ pub(crate) struct LoadedKernels {
 }
 
 impl LoadedKernels {
-    /// Loads the modules `caps`' device runs (all but `sm_90a` with `force_sm80`) and their
-    /// kernels. A kernel missing from its module or needing more shared memory than the device
-    /// allows is left out; so is a Hopper module the driver cannot load or lacks tensor maps for.
+    /// Loads the modules `caps`' device runs ([`wanted_targets`]) and their kernels, in
+    /// [`Target::ALL`]'s order: a kernel built in two modules is taken from the later one. A
+    /// kernel missing from its module or needing more shared memory than the device allows is
+    /// left out (or kept from the earlier module); so is a Hopper module the driver cannot load or
+    /// lacks tensor maps for.
     /// `load_ptx`: load the PTX even where this build has machine code for the device.
     pub fn load(
         cuda: &Arc<CudaContext>,
@@ -54,20 +59,23 @@ impl LoadedKernels {
         };
         let wanted = wanted_targets(caps.compute_capability, force_sm80);
         for t in Target::ALL {
-            let module = match skip_reason(t, &wanted, caps, force_sm80) {
+            let module = match skip_reason(t, &wanted, caps) {
                 Some(why) => Err(why),
                 None => load_module(cuda, t, caps.compute_capability, load_ptx)?,
             };
             match module {
                 Ok((module, image)) => {
                     loaded.modules.push(image);
-                    for k in KERNELS.iter().filter(|k| k.target() == t) {
-                        match load_function(cuda, &module, k, caps)? {
+                    for k in KERNELS.iter().filter(|k| k.built_in(t)) {
+                        match load_function(cuda, &module, t, k, caps)? {
                             Ok(f) => {
                                 loaded.functions.insert(k.name, f);
+                                loaded.unavailable.remove(k.name);
                             }
                             Err(why) => {
-                                loaded.unavailable.insert(k.name, why);
+                                if !loaded.functions.contains_key(k.name) {
+                                    loaded.unavailable.insert(k.name, why);
+                                }
                             }
                         }
                     }
@@ -78,10 +86,12 @@ impl LoadedKernels {
         Ok(loaded)
     }
 
-    /// Records `why` for every kernel of module `t`.
+    /// Records `why` for every kernel of module `t` not loaded from an earlier module.
     fn mark(&mut self, t: Target, why: &str) {
-        for k in KERNELS.iter().filter(|k| k.target() == t) {
-            self.unavailable.insert(k.name, why.to_string());
+        for k in KERNELS.iter().filter(|k| k.built_in(t)) {
+            if !self.functions.contains_key(k.name) {
+                self.unavailable.insert(k.name, why.to_string());
+            }
         }
     }
 
@@ -110,25 +120,22 @@ impl LoadedKernels {
 }
 
 /// Why module `t` is not even tried on this device, if it is not.
-fn skip_reason(
-    t: Target,
-    wanted: &[Target],
-    caps: &Capabilities,
-    force_sm80: bool,
-) -> Option<String> {
+fn skip_reason(t: Target, wanted: &[Target], caps: &Capabilities) -> Option<String> {
     if !wanted.contains(&t) {
         let (ma, mi) = caps.compute_capability;
-        return Some(if force_sm80 {
-            format!(
-                "the {} module is not loaded (ContextOptions::force_sm80)",
-                t.cpu()
-            )
-        } else {
-            format!(
-                "the {} module does not run on compute capability {ma}.{mi}",
-                t.cpu()
-            )
-        });
+        return Some(
+            if wanted_targets(caps.compute_capability, false).contains(&t) {
+                format!(
+                    "the {} module is not loaded (ContextOptions::force_sm80)",
+                    t.cpu()
+                )
+            } else {
+                format!(
+                    "the {} module does not run on compute capability {ma}.{mi}",
+                    t.cpu()
+                )
+            },
+        );
     }
     if t == Target::Sm90a && !driver_has("cuTensorMapEncodeTiled") {
         // the TMA kernels need tensor maps from the driver (CUDA 12.0 and newer)
@@ -141,9 +148,9 @@ fn skip_reason(
 }
 
 /// Loads module `t` from the image [`images::load_image`] chooses for compute capability `cc`:
-/// `Ok(Err(why))` when this build's module holds no kernels, or when the optional Hopper module
-/// fails to load (the context then runs with the sm_80 kernels); an error when the sm_80 module
-/// fails to load.
+/// `Ok(Err(why))` when this build's module holds no kernels, or when the optional `sm_90` or
+/// `sm_90a` module fails to load (the context then runs with the `sm_80` module's kernels); an
+/// error when the `sm_80` module fails to load.
 fn load_module(
     cuda: &Arc<CudaContext>,
     t: Target,
@@ -166,18 +173,19 @@ fn load_module(
                 load_seconds: started.elapsed().as_secs_f64(),
             },
         ))),
-        Err(e) if t == Target::Sm90a => {
+        Err(e) if t != Target::Sm80 => {
             Ok(Err(format!("the {} module failed to load: {e}", t.cpu())))
         }
         Err(e) => Err(e.into()),
     }
 }
 
-/// Loads kernel `k` from `module` and raises its dynamic shared-memory limit: `Ok(Err(why))` when
-/// the module lacks it or the device cannot give it its shared memory.
+/// Loads kernel `k` from `module` (of target `t`) and raises its dynamic shared-memory limit:
+/// `Ok(Err(why))` when the module lacks it or the device cannot give it its shared memory.
 fn load_function(
     cuda: &CudaContext,
     module: &Arc<CudaModule>,
+    t: Target,
     k: &KernelSpec,
     caps: &Capabilities,
 ) -> Result<core::result::Result<CudaFunction, String>> {
@@ -186,7 +194,7 @@ fn load_function(
         Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => {
             return Ok(Err(format!(
                 "missing from this build's {} module (rebuild the PTX)",
-                k.target().cpu()
+                t.cpu()
             )));
         }
         Err(e) => return Err(e.into()),
@@ -225,10 +233,19 @@ mod tests {
         assert_eq!(wanted_targets((8, 9), false), vec![Target::Sm80]);
         assert_eq!(
             wanted_targets((9, 0), false),
-            vec![Target::Sm80, Target::Sm90a]
+            vec![Target::Sm80, Target::Sm90, Target::Sm90a]
         );
-        assert_eq!(wanted_targets((9, 0), true), vec![Target::Sm80]);
-        assert_eq!(wanted_targets((10, 0), false), vec![Target::Sm80]);
-        assert_eq!(wanted_targets((12, 0), false), vec![Target::Sm80]);
+        assert_eq!(
+            wanted_targets((9, 0), true),
+            vec![Target::Sm80, Target::Sm90]
+        );
+        assert_eq!(
+            wanted_targets((10, 0), false),
+            vec![Target::Sm80, Target::Sm90]
+        );
+        assert_eq!(
+            wanted_targets((12, 0), false),
+            vec![Target::Sm80, Target::Sm90]
+        );
     }
 }

@@ -308,10 +308,8 @@ fn rounding_probe(rng: &mut Rng) -> u32 {
 /// Every TF32 path rounds its inputs to nearest, with one tie rule per kernel: `X·I` and `I·X` (I
 /// the identity, so every product is one rounded input times 1 and the sum is exact) must return
 /// X's entries rounded to nearest, bit for bit, on dispatch (every context) and on every TF32
-/// kernel by name, in every layout. The tie rule is the kernel's mechanism (docs/precision.md):
-/// kernels fed by TMA round in TMA (`TFLOAT32` tensor maps: ties to even, measured), the others
-/// with `cvt.rna.tf32.f32` (ties away from zero). Dispatch may take either; each run must keep one
-/// rule. A 200-sized square leaves row, column and k tails on every tile.
+/// kernel by name, in every layout. The tie rule is the kernel's mechanism ([`tie_rule`]).
+/// Dispatch may take either; each run must keep one rule. A 200-sized square leaves row, column and k tails on every tile.
 #[test]
 fn every_kernel_rounds_inputs_to_nearest() {
     let ctxs = gpu_all();
@@ -380,11 +378,7 @@ fn every_kernel_rounds_inputs_to_nearest() {
                 };
                 let want = kernel.map(|k| {
                     let spec = tcgemm_kernels::config::find_kernel(k).expect("a table kernel");
-                    if spec.family.needs_tma() {
-                        TieRule::Even
-                    } else {
-                        TieRule::Away
-                    }
+                    tie_rule(spec, ctx.capabilities().compute_capability)
                 });
                 println!(
                     "{name} ({label}): {rule:?}; of {} entries {away} match ties-away, {even} \
@@ -403,6 +397,18 @@ fn every_kernel_rounds_inputs_to_nearest() {
                 );
             }
         }
+    }
+}
+
+/// The tie rule of a TF32 kernel's operand rounding on a device of compute capability `cc`
+/// (docs/precision.md): TMA rounds to even; the `mma.sync` kernels' `cvt.rn.tf32.f32` rounds to
+/// even on sm_90 and later, their two-instruction rounding before that ties away from zero, as
+/// the seed's `cvt.rna.tf32.f32` does everywhere.
+fn tie_rule(spec: &tcgemm_kernels::config::KernelSpec, cc: (u32, u32)) -> TieRule {
+    if spec.family.needs_tma() || (spec.family != Family::MmaSyncSeed && cc >= (9, 0)) {
+        TieRule::Even
+    } else {
+        TieRule::Away
     }
 }
 

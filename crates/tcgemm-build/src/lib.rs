@@ -7,7 +7,7 @@
 //!    given with `--config`, so the workspace's own profiles are untouched), in its own target directory
 //!    and with the outer cargo's environment (RUSTFLAGS, CARGO_TARGET_DIR, ...) cleared;
 //! 2. links the crate's bitcode with the needed parts of `core`/`compiler_builtins` (`llvm-link`),
-//!    keeps only that target's kernels from [`KERNELS`] visible (`opt` internalize + globaldce + O3) and
+//!    keeps only the target's kernels (`KernelSpec::built_in`) visible (`opt` internalize + globaldce + O3) and
 //!    emits PTX (`llc -mcpu=<cpu>`);
 //! 3. writes `.maxntid`/`.minnctapersm` from the table after each entry, numbers rustc's mangling
 //!    hashes (so the output does not depend on paths), drops llc's `// begin/end inline asm` comment

@@ -51,11 +51,7 @@ pub(crate) fn build_module(
     work: &Path,
 ) -> Result<String, BuildError> {
     let rlibs = cargo::cargo_build(opts, target)?;
-    let kernels: Vec<&KernelSpec> = opts
-        .kernels
-        .iter()
-        .filter(|k| k.target() == target)
-        .collect();
+    let kernels: Vec<&KernelSpec> = opts.kernels.iter().filter(|k| k.built_in(target)).collect();
     let (crate_bc, lib_members) = link_crate(opts, tools, &rlibs, work)?;
     let linked = link_needed(tools, crate_bc, &lib_members, work)?;
     let ptx = emit_ptx(opts, tools, target, &kernels, &linked, work)?;

@@ -8,7 +8,8 @@
 //!   element types and instruction from the precision, the launch shape (threads from the family's
 //!   rule, dynamic shared memory from the body's own `smem_bytes`), blocks per SM and rank;
 //! - on `nvptx64`, its `extern "ptx-kernel"` entry point (exported under the same name, in the PTX
-//!   module of its family), whose body's const generics are derived from that record.
+//!   module of its family, and of the `sm_90` module where `KernelSpec::built_in` says so), whose
+//!   body's const generics are derived from that record.
 //!
 //! Columns of a GEMM line: family; precision (`{input}_{output}`, `tf32`, `f32` for FFMA,
 //! `f16_f16_acc16` for f16 accumulation); block tile `M x N x K`; warp tile `M x N` (the per-thread

@@ -8,23 +8,30 @@
 
 pub use crate::catalog::KERNELS;
 
-/// A PTX module tcgemm builds. Each kernel lives in exactly one module.
+/// A PTX module tcgemm builds. Each kernel has one home module ([`KernelSpec::target`]); the
+/// `sm_90` module carries second builds of some `sm_80` kernels ([`KernelSpec::built_in`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// `sm_80` PTX: CUDA-core and `mma.sync` kernels. Runs (JIT-compiled) on every device ≥ 8.0.
     Sm80,
+    /// `sm_90` PTX: the `sm_80` module's TF32 `mma.sync` kernels built for sm_90, where one
+    /// `cvt.rn.tf32.f32` rounds an operand (two instructions and predicate spills before sm_90).
+    /// Devices ≥ 9.0 run these in place of the `sm_80` module's copies.
+    Sm90,
     /// `sm_90a` PTX: Hopper kernels (`wgmma`, TMA, `mbarrier`). Runs only on compute capability 9.0.
     Sm90a,
 }
 
 impl Target {
-    /// Every target, in build order.
-    pub const ALL: [Target; 2] = [Target::Sm80, Target::Sm90a];
+    /// Every target, in build and load order (a kernel built in two modules is taken from the
+    /// later one where both load).
+    pub const ALL: [Target; 3] = [Target::Sm80, Target::Sm90, Target::Sm90a];
 
     /// The `-C target-cpu` / `ptxas -arch` name.
     pub const fn cpu(self) -> &'static str {
         match self {
             Target::Sm80 => "sm_80",
+            Target::Sm90 => "sm_90",
             Target::Sm90a => "sm_90a",
         }
     }
@@ -33,6 +40,7 @@ impl Target {
     pub const fn ptx_file(self) -> &'static str {
         match self {
             Target::Sm80 => "tcgemm_sm80.ptx",
+            Target::Sm90 => "tcgemm_sm90.ptx",
             Target::Sm90a => "tcgemm_sm90a.ptx",
         }
     }
@@ -356,9 +364,27 @@ pub struct KernelSpec {
 }
 
 impl KernelSpec {
-    /// The module that carries it.
+    /// Its home module: the one every device that runs it loads.
     pub const fn target(&self) -> Target {
         self.family.target()
+    }
+
+    /// Whether module `t` carries it: its home module, and for the `sm_80` module's TF32
+    /// `mma.sync` kernels (not the seed, which keeps `cvt.rna.tf32.f32` everywhere) the `sm_90`
+    /// module too.
+    ///
+    /// ```
+    /// use tcgemm_kernels::config::{find_kernel, Target};
+    /// let k = find_kernel("tf32_nn_swap_128x256x32_w64x64_s3").unwrap();
+    /// assert!(k.built_in(Target::Sm80) && k.built_in(Target::Sm90) && !k.built_in(Target::Sm90a));
+    /// let seed = find_kernel("tf32_nn_128x128x16_w32x64_s2_seed").unwrap();
+    /// assert!(!seed.built_in(Target::Sm90));
+    /// ```
+    pub fn built_in(&self, t: Target) -> bool {
+        match t {
+            Target::Sm90 => self.family == Family::MmaSyncMultistage && self.math == Math::MmaTf32,
+            _ => self.target() == t,
+        }
     }
 
     /// GEMM kernel or utility.

@@ -66,12 +66,15 @@ impl core::fmt::Display for Sm {
 }
 
 /// Machine code shipped for module `t`: the `sm_80` module for Ampere (A100), GA10x (A10, RTX 30),
-/// Ada (L4, RTX 40) and Hopper; the `sm_90a` module for Hopper only.
+/// Ada (L4, RTX 40) and Hopper; the `sm_90` module for Hopper (newer devices compile its PTX);
+/// the `sm_90a` module for Hopper only.
 pub const fn machine_code(t: Target) -> &'static [Sm] {
     const SM80: &[Sm] = &[Sm::new(8, 0), Sm::new(8, 6), Sm::new(8, 9), Sm::new(9, 0)];
+    const SM90: &[Sm] = &[Sm::new(9, 0)];
     const SM90A: &[Sm] = &[Sm::specific(9, 0)];
     match t {
         Target::Sm80 => SM80,
+        Target::Sm90 => SM90,
         Target::Sm90a => SM90A,
     }
 }
@@ -95,6 +98,8 @@ mod tests {
         assert_eq!(best_for(Target::Sm80, (8, 0)), Some(Sm::new(8, 0)));
         assert_eq!(best_for(Target::Sm80, (8, 7)), Some(Sm::new(8, 6)));
         assert_eq!(best_for(Target::Sm80, (7, 5)), None);
+        assert_eq!(best_for(Target::Sm90, (9, 0)), Some(Sm::new(9, 0)));
+        assert_eq!(best_for(Target::Sm90, (8, 9)), None);
         assert_eq!(best_for(Target::Sm90a, (9, 0)), Some(Sm::specific(9, 0)));
         assert_eq!(best_for(Target::Sm90a, (10, 0)), None);
         assert!(!Sm::specific(9, 0).runs_on((9, 1)));

@@ -14,16 +14,24 @@ pub fn f32_to_tf32_rna(x: f32) -> u32 {
     r
 }
 
-/// Rounds an f32 `mma` operand to TF32, to nearest with ties away from zero, in two instructions
-/// (`cvt.rna.tf32.f32` is three on sm_90): half a TF32 ulp is added to the bits of a finite
-/// value and the tensor core, which reads only the top 19 bits of a TF32 operand, truncates the
-/// rest (CUTLASS's `round_half_ulp_truncate`; `tests/tf32.rs` checks the kernels' results bit for
-/// bit against round-to-nearest). Infinities and NaNs pass unchanged. The low 13 bits of the
-/// result are not zero: use it only as an `mma` operand.
+/// Rounds an f32 `mma` operand to TF32, to nearest. On sm_90 and later one instruction,
+/// `cvt.rn.tf32.f32` (ties to even, as TMA rounds on the Hopper path). Before sm_90, where
+/// `cvt.rna.tf32.f32` is three instructions, two: half a TF32 ulp is added to the bits of a
+/// finite value and the tensor core, which reads only the top 19 bits of a TF32 operand,
+/// truncates the rest (ties away from zero; CUTLASS's `round_half_ulp_truncate`). `tests/tf32.rs`
+/// checks the kernels' results bit for bit against the rule of the device's machine code.
+/// Infinities and NaNs pass unchanged. The low 13 bits of the result may not be zero: use it only
+/// as an `mma` operand.
 #[inline(always)]
-pub fn f32_to_tf32_rna_mma_operand(x: f32) -> u32 {
+pub fn f32_to_tf32_mma_operand(x: f32) -> u32 {
     let r: u32;
+    // SAFETY: a register conversion has no preconditions.
+    #[cfg(target_feature = "sm_90")]
+    unsafe {
+        asm!("cvt.rn.tf32.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack))
+    };
     // SAFETY: register arithmetic has no preconditions.
+    #[cfg(not(target_feature = "sm_90"))]
     unsafe {
         asm!(
             "{{ .reg .pred p; .reg .f32 m; .reg .b32 t;",

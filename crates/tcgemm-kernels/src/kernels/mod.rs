@@ -7,7 +7,8 @@
 //! The entries are not written here one by one: each line of the [catalog](crate::catalog) expands
 //! (on `nvptx64`) into `gemm_entry!`, `ceiling_entry!`, `convert_entry!` or `copy_entry!` with
 //! the kernel's name and record. An entry is an `extern "ptx-kernel" fn` exported under the
-//! kernel's name, in the module of its family (sm_90a for the TMA kernels, sm_80 for the rest), taking its family's parameter block
+//! kernel's name, in the module of its family (sm_90a for the TMA kernels, sm_80 for the rest, and
+//! sm_90 too for those `config::KernelSpec::built_in` puts there), taking its family's parameter block
 //! by value and calling the family's body with const generics derived from the record.
 
 /// A GEMM entry: `gemm_entry!(FAMILY PRECISION, NAME, RECORD)`.

@@ -12,8 +12,8 @@
 //! accumulator row where it came from (`epilogue::fragment::store_pairs_permuted_rows`). (Loads
 //! of four rows at once put the values in other registers than the MMA's pairs: ptxas then spent
 //! about three register moves per MMA; docs/kernel-log.md, session 41.) Every fragment register is
-//! rounded to nearest (ties away) before the MMA by adding half a TF32 ulp to its bits, the tensor
-//! core truncating the rest (`f32_to_tf32_rna_mma_operand`).
+//! rounded to nearest before the MMA (`f32_to_tf32_mma_operand`: one `cvt.rn.tf32.f32` where built
+//! for sm_90, else half a TF32 ulp added to its bits, the tensor core truncating the rest).
 //!
 //! Shared operand tiles of f32: k-contiguous `smem[r][BK]` of 128-byte lines (`BK` = 32), each
 //! line's 16-byte chunk `c` at `c ^ (r % 8)` (`threadblock::global_to_shared::swizzled`: the eight
@@ -24,7 +24,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use {
-    crate::arch::convert::f32_to_tf32_rna_mma_operand,
+    crate::arch::convert::f32_to_tf32_mma_operand,
     crate::arch::ldmatrix::shared_to_reg_x4,
     crate::arch::smem::{ld_shared_u32, ld_shared_v2_u32},
 };
@@ -77,7 +77,7 @@ pub const fn kc_lane_offset(r0: u32, rows_second: bool, lane: u32) -> u32 {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn tf32(bits: u32) -> u32 {
-    f32_to_tf32_rna_mma_operand(f32::from_bits(bits))
+    f32_to_tf32_mma_operand(f32::from_bits(bits))
 }
 
 /// Byte offset of element `(r, k)` in an r-contiguous f32 operand tile of `R` rows.
