@@ -60,9 +60,8 @@ pub unsafe fn gemm<
         )
     };
     // B's MN-major boxes are 64 columns wide: a width that is not a multiple of 64 reads a
-    // K-major B (`nt`, `tt`) through the TMA copy, or an N-major TF32 B as the 32×32 blocks the
-    // producer transposes
-    const { assert!(BN.is_multiple_of(64) || ((TRANS_B || !T::MN_MAJOR_OK) && !LDG && !REG_A)) };
+    // K-major B (`nt`, `tt`) through the TMA copy
+    const { assert!(BN.is_multiple_of(64) || (TRANS_B && !LDG && !REG_A)) };
     // ping-pong: 64-row tiles of TMA-fed consumers, each a whole tile, no shared k-tiles
     const { assert!(!PING_PONG || (BM == CONSUMER_ROWS && !LDG && !REG_A)) };
     // thread copies next to `m64n128` consumers of 128-row tiles only (the register split of
