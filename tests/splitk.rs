@@ -382,7 +382,7 @@ fn tma_64_row_tiles_split() {
         "splitk tma 64 rows",
         &[
             (64, 4096, 4096, false, false),
-            (48, 4096, 4096, false, true),
+            (48, 2048, 4096, false, true),
             (56, 1000, 4160, true, false),
             (33, 4104, 8192, true, true),
         ],

@@ -15,7 +15,8 @@ use super::sixteen_bit;
 /// - stream kernels only where they read what the others cannot ([`streams`]);
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
-///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits;
+///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits; the 32-wide ones only
+///   on one wave of decode rows ([`decode_rows`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
@@ -37,6 +38,9 @@ pub(crate) fn admits<'k>(
                 && pairs(spec).is_some_and(|pairs| pairs_fill(pairs, p, sm_count)) =>
         {
             false
+        }
+        Family::TmaPingPong if spec.block.n < 64 => {
+            decode_rows(p) && sm_count.is_some_and(|sms| one_wave_of_tiles(spec, p, sms))
         }
         Family::TmaPingPong => {
             short
@@ -224,6 +228,20 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
         100 * tiles >= u64::from(super::full_fill_percent(spec, p)) * sms
     };
     g.batch == 1 && fills && tiles <= sms
+}
+
+/// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide
+/// ping-pong tiles (`*_64x32x64_w64x32_s16_tma_pp`, 16-bit, K-major B) were measured on and serve,
+/// one wave of 128 tiles at 4096 columns, each CTA streaming 32 columns of B over all of k, unsplit
+/// (H200, docs/decode-log.md, session 66, the builds with and without them alternated three
+/// times in one call): 64×4096×4096 `nt` f16 / bf16 125.3 / 126.2 TFLOPS against 117.9 / 118.9 on
+/// the 64×128 tile split in two, `tt` 125.3 / 123.8 against 118.6 / 118.3, 48×4096×4096 `nt`
+/// 91.2 / 91.5 against 88.8 / 90.4. Elsewhere they are no candidates: with more rows they ran
+/// 0.49–0.60× cuBLAS (128×4096×4096, 128×4096×14336 `nt`, forced), 64×4096×11008 `nt` 0.94× the
+/// split tile (which the time model keeps), and as short batched items they are unmeasured.
+fn decode_rows(p: &Problem) -> bool {
+    let g = p.gemm();
+    g.batch == 1 && g.m <= 64
 }
 
 /// Whether `p` has at most 64 rows or columns of C (LLM decode and its transpose): there dispatch

@@ -575,3 +575,42 @@ fn long_items_share_a_small_last_wave_without_moving_tiles() {
     assert_eq!(pick(2944), (128, 192, None));
     assert_eq!(pick(3072), (128, 192, None));
 }
+
+/// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B
+/// take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200, 64×4096×4096 `nt`
+/// and `tt` 1.05–1.06× the 64×128 tile split in two); deeper ones, more rows, an N-major B or
+/// fewer columns keep the 64-row tiles.
+#[test]
+fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
+    fn slices(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
+        move |s| KSplit {
+            slices: crate::splitk::f32_twin(s, KERNELS)
+                .and_then(|t| crate::splitk::choose(t, p, 132))
+                .map_or(1, |(s, _)| s),
+            stream_k: crate::streamk::choose(s, p, 132).is_some(),
+            ..KSplit::NONE
+        }
+    }
+    let pick = |m, n, k, ta, tb, i, o| {
+        let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
+        let p = problem(&g, i, o, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, slices(&p)).unwrap();
+        let cut = slices(&p)(s).slices;
+        (s.family, s.block.n, cut)
+    };
+    for (i, o) in [(Elem::F16, Elem::F16), (Elem::Bf16, Elem::F32)] {
+        for (m, ta) in [(64, false), (64, true), (48, false)] {
+            let want = (Family::TmaPingPong, 32, 1);
+            assert_eq!(pick(m, 4096, 4096, ta, true, i, o), want, "{m} {ta} {i:?}");
+        }
+        for (m, n, k, ta, tb) in [
+            (64, 4096, 4096, false, false),
+            (128, 4096, 4096, false, true),
+            (64, 4096, 11008, false, true),
+            (48, 2048, 4096, false, true),
+        ] {
+            let (_, width, _) = pick(m, n, k, ta, tb, i, o);
+            assert!(width >= 64, "{m}x{n}x{k} {ta} {tb} {i:?}");
+        }
+    }
+}

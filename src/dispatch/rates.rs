@@ -13,6 +13,13 @@
 /// change that needs its own measurements. The 16-bit `nn_swap` 128×144 rows (the `tt` body, the
 /// call's B as its A) start at their `tt` twins' rates.
 ///
+/// The 32-wide ping-pong rows (`*_64x32x64_w64x32_s16_tma_pp`, 24) were measured on the same
+/// H200 model on 2026-12-05 (session 66, `tune` filtered to them, the 64×64 ping-pong and the
+/// 64×128 tiles; rows in docs/tune.md) and set by hand: that run's fit over its own kernels gave
+/// them 38–39 and the 48 reference rows 57–100, 0.59–0.71 (geomean 0.63) of their rates here, so
+/// 38.5 × 0.63 ≈ 24. Dispatch admits them on one wave of decode rows only
+/// (`admission::decode_rows`).
+///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_nn_128x128x64_w64x128_s6_ldg", 13),
@@ -32,6 +39,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_nt_128x64x64_w64x64_s8_tma", 48),
     ("bf16_bf16_nt_64x128x64_w64x128_s8_tma_pp", 64),
     ("bf16_bf16_nt_64x128x64_w64x64_s8_tma", 46),
+    ("bf16_bf16_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_nt_64x64x64_w64x64_s12_tma_pp", 36),
     ("bf16_bf16_tn_128x128x64_w64x128_s6_ldg", 16),
     ("bf16_bf16_tn_128x128x64_w64x128_s6_tma", 76),
@@ -49,6 +57,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_tt_128x64x64_w64x64_s8_tma", 49),
     ("bf16_bf16_tt_64x128x64_w64x128_s8_tma_pp", 63),
     ("bf16_bf16_tt_64x128x64_w64x64_s8_tma", 49),
+    ("bf16_bf16_tt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_tt_64x64x64_w64x64_s12_tma_pp", 37),
     ("bf16_f32_nn_128x128x64_w64x128_s6_ldg", 13),
     ("bf16_f32_nn_128x128x64_w64x128_s6_tma", 75),
@@ -67,6 +76,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_f32_nt_128x64x64_w64x64_s8_tma", 49),
     ("bf16_f32_nt_64x128x64_w64x128_s8_tma_pp", 62),
     ("bf16_f32_nt_64x128x64_w64x64_s8_tma", 47),
+    ("bf16_f32_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_nt_64x64x64_w64x64_s12_tma_pp", 37),
     ("bf16_f32_tn_128x128x64_w64x128_s6_ldg", 16),
     ("bf16_f32_tn_128x128x64_w64x128_s6_tma", 72),
@@ -84,6 +94,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_f32_tt_128x64x64_w64x64_s8_tma", 49),
     ("bf16_f32_tt_64x128x64_w64x128_s8_tma_pp", 61),
     ("bf16_f32_tt_64x128x64_w64x64_s8_tma", 49),
+    ("bf16_f32_tt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_tt_64x64x64_w64x64_s12_tma_pp", 37),
     ("f16_f16_nn_128x128x64_w64x128_s6_ldg", 13),
     ("f16_f16_nn_128x128x64_w64x128_s6_tma", 79),
@@ -102,6 +113,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f16_nt_128x64x64_w64x64_s8_tma", 49),
     ("f16_f16_nt_64x128x64_w64x128_s8_tma_pp", 63),
     ("f16_f16_nt_64x128x64_w64x64_s8_tma", 47),
+    ("f16_f16_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_nt_64x64x64_w64x64_s12_tma_pp", 37),
     ("f16_f16_tn_128x128x64_w64x128_s6_ldg", 16),
     ("f16_f16_tn_128x128x64_w64x128_s6_tma", 78),
@@ -119,6 +131,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f16_tt_128x64x64_w64x64_s8_tma", 49),
     ("f16_f16_tt_64x128x64_w64x128_s8_tma_pp", 63),
     ("f16_f16_tt_64x128x64_w64x64_s8_tma", 49),
+    ("f16_f16_tt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_tt_64x64x64_w64x64_s12_tma_pp", 37),
     ("f16_f32_nn_128x128x64_w64x128_s6_ldg", 13),
     ("f16_f32_nn_128x128x64_w64x128_s6_tma", 76),
@@ -137,6 +150,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_nt_128x64x64_w64x64_s8_tma", 49),
     ("f16_f32_nt_64x128x64_w64x128_s8_tma_pp", 62),
     ("f16_f32_nt_64x128x64_w64x64_s8_tma", 47),
+    ("f16_f32_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_nt_64x64x64_w64x64_s12_tma_pp", 37),
     ("f16_f32_tn_128x128x64_w64x128_s6_ldg", 16),
     ("f16_f32_tn_128x128x64_w64x128_s6_tma", 73),
@@ -154,6 +168,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_tt_128x64x64_w64x64_s8_tma", 49),
     ("f16_f32_tt_64x128x64_w64x128_s8_tma_pp", 61),
     ("f16_f32_tt_64x128x64_w64x64_s8_tma", 49),
+    ("f16_f32_tt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_tt_64x64x64_w64x64_s12_tma_pp", 37),
     ("sgemm_nn_128x128x16_t8x8_s3", 95),
     ("sgemm_nn_128x64x16_t8x8_s3", 91),

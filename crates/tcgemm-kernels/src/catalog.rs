@@ -251,6 +251,16 @@ rules::catalog! {
         TmaPingPong        bf16_f32       64 x  64 x 64   64 x  64  12    1   25  [nn nt tn tt],
         TmaPingPong        bf16_bf16      64 x  64 x 64   64 x  64  12    1   25  [nn nt tn tt],
         TmaPingPong        tf32           64 x  64 x 32   64 x  64  12    1   25  [nn nt tn tt],
+        // 64×32 ping-pong tiles (`wgmma.m64n32`) for LLM decode (M ≤ 64): 4096 columns are 128
+        // tiles, a wave of CTAs each streaming its 32 columns of the weights over all of k, unsplit
+        // (cuBLAS's `nvjet_sm90_hsh_64x32_64x16_1x2_h_bz_NNT`, issue 14). 16 stages of 12 KiB (64
+        // KiB of B in flight); 16-bit inputs with a K-major B only (`nt`, `tt`: B's MN-major boxes
+        // are 64 columns wide). The TF32 64×32×32 tile (every layout) was measured slower than
+        // the 64×128 tiles split in k on every decode row and is not built (docs/decode-log.md).
+        TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt],
+        TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt],
+        TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt],
+        TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt],
         // sm_90a, the 128×256 and 128×192 tiles in clusters of two sharing B's loads (multicast):
         // per CTA a third (128×256) or 30% (128×192) less read from L2 per k-tile. Dispatch takes
         // them, in place of the same tiles alone, where TMA would read A or B off 32-byte sectors
@@ -412,7 +422,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncMultistage), 131);
         assert_eq!(count(Family::TmaWarpSpecialized), 116);
         assert_eq!(count(Family::TmaRegisterA), 9);
-        assert_eq!(count(Family::TmaPingPong), 40);
+        assert_eq!(count(Family::TmaPingPong), 48);
         assert_eq!(count(Family::TmaPairs), 34);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));

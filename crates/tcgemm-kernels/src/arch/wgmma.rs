@@ -162,6 +162,13 @@ macro_rules! wgmma_m64n64_asm {
     };
 }
 
+/// `wgmma_asm!` of an `m64n32` instruction: 16 accumulators per thread.
+macro_rules! wgmma_m64n32_asm {
+    ($d:ident, $($rest:tt)+) => {
+        wgmma_asm!($d [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], $($rest)+)
+    };
+}
+
 /// Defines the `wgmma`s of one width `N` (`$n`), each on `d: &mut [f32; $acc]` (`$acc` = N/2
 /// accumulators per thread) through the `asm!` macro `$asm`: `$f16` and `$bf16` (A and B from
 /// shared memory, either major-ness), `$tf32` (both K-major) and `$tf32_rs` (A from registers).
@@ -307,4 +314,13 @@ wgmma_width!(
     m64n64k16_f32_bf16,
     m64n64k8_f32_tf32,
     m64n64k8_f32_tf32_rs
+);
+wgmma_width!(
+    wgmma_m64n32_asm,
+    32,
+    16,
+    m64n32k16_f32_f16,
+    m64n32k16_f32_bf16,
+    m64n32k8_f32_tf32,
+    m64n32k8_f32_tf32_rs
 );

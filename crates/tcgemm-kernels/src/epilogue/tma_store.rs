@@ -37,7 +37,8 @@ const CHUNK_ROWS: u32 = 64;
 pub const CHUNK_BYTES: u32 = CHUNK_ROWS * 128;
 
 /// Stores `C = alpha·d` of the warpgroup's accumulators `d` (see the module docs; `ACC` = 128, 96,
-/// 64 or 32 for `m64n256`, `m64n192`, `m64n128`, `m64n64`: shares of whole chunks,
+/// 64, 32 or 16 for `m64n256`, `m64n192`, `m64n128`, `m64n64`, `m64n32` (f32 C only): shares of
+/// whole chunks,
 /// `threadblock::tma_warp_specialized::whole_c_chunks`) as the box of C's map at column `col0`,
 /// row `row0`, batch coordinate `z` and the boxes to its right. `(bufs, buffers)`: the consumer's
 /// shared memory (1024-byte aligned) and how many chunk buffers of [`CHUNK_BYTES`] it holds (2 or
@@ -61,11 +62,12 @@ pub unsafe fn store_tile<O: OutputElem, const ACC: usize, const PAIRED_ROWS: boo
     t: u32,
     (col0, row0, z): (u32, u32, u32),
 ) {
-    // (72, `m64n144`, is instantiated but never called: its share is not whole chunks)
+    // (72, `m64n144`, is instantiated but never called: its share is not whole chunks; nor is 16,
+    // `m64n32`, with a 16-bit C: 64 bytes of columns)
     const {
         assert!(
-            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
-            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
+            ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32 || ACC == 16,
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64, m64n32"
         )
     };
     const {

@@ -1,6 +1,6 @@
 //! Writer of a consumer warpgroup's `wgmma` accumulators (sm_90a): a `64×N` tile (`N` = 256 for
-//! `m64n256`, 192 for `m64n192`, 128 for `m64n128`, 64 for `m64n64`; `N / 2` f32 accumulators per
-//! thread), 16 bytes per store.
+//! `m64n256`, 192 for `m64n192`, 144 for `m64n144`, 128 for `m64n128`, 64 for `m64n64`, 32 for
+//! `m64n32`; `N / 2` f32 accumulators per thread), 16 bytes per store.
 //!
 //! Thread `(g, q)` (`g` = lane/4, `q` = lane%4) of the warpgroup's warp `w` holds, for each 8-column
 //! block `j`, columns `8j + 2q, +1` of rows `row0` and `row0 + ROW_STEP` as `d[4j..4j+4]`: rows
@@ -59,18 +59,19 @@ unsafe fn quad_swap<const MASK: u32>(x: &mut [u32; 4], q: u32) {
 }
 
 /// Calls the writer of the `wgmma` width `ACC` has, `$n256` (`m64n256`, 128 accumulators),
-/// `$n192` (96), `$n144` (72), `$n128` (64) or `$n64` (32), with `$p`, `$d: &[f32; ACC]` seen as
-/// that width's array, then `$args`; `ACC` is the const generic of the function the macro is
-/// expanded in (as `warp::wgmma`'s `by_width!` for the mainloop's accumulators).
+/// `$n192` (96), `$n144` (72), `$n128` (64), `$n64` (32) or `$n32` (16), with `$p`,
+/// `$d: &[f32; ACC]` seen as that width's array, then `$args`; `ACC` is the const generic of the
+/// function the macro is expanded in (as `warp::wgmma`'s `by_width!` for the mainloop's
+/// accumulators).
 macro_rules! writer_by_width {
     (
-        $p:expr, $d:ident, $n256:expr, $n192:expr, $n144:expr, $n128:expr, $n64:expr,
+        $p:expr, $d:ident, $n256:expr, $n192:expr, $n144:expr, $n128:expr, $n64:expr, $n32:expr,
         $($args:expr),+
     ) => {{
         const {
             assert!(
-                ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
-                "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
+                ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32 || ACC == 16,
+                "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64, m64n32"
             )
         };
         if ACC == 128 {
@@ -89,6 +90,10 @@ macro_rules! writer_by_width {
             // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch.
             let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 64]>() };
             $n128($p, d, $($args),+)
+        } else if ACC == 16 {
+            // SAFETY: `[f32; ACC]` is `[f32; 16]` on this branch.
+            let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 16]>() };
+            $n32($p, d, $($args),+)
         } else {
             // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch.
             let d = unsafe { &*($d as *const [f32; ACC]).cast::<[f32; 32]>() };
@@ -98,7 +103,8 @@ macro_rules! writer_by_width {
 }
 
 /// Stores `C = alpha·d (+ beta·C)` of the thread's accumulators `d` (see the module docs): `ACC` =
-/// 128 (`m64n256`), 96 (`m64n192`), 72 (`m64n144`), 64 (`m64n128`) or 32 (`m64n64`); rows
+/// 128 (`m64n256`), 96 (`m64n192`), 72 (`m64n144`), 64 (`m64n128`), 32 (`m64n64`) or 16
+/// (`m64n32`); rows
 /// `row0`, `row0 + ROW_STEP`, columns `col0..col0 + 2·ACC`, quad lane `q`; 16-byte stores, f32
 /// output after one pair swap per quad (4 consecutive columns per lane), 16-bit output (beta = 0
 /// only: a 16-bit C to read goes through [`store_pairs`](super::fragment::store_pairs)) after the
@@ -123,6 +129,7 @@ pub unsafe fn store_rows<O: OutputElem, const ACC: usize, const ROW_STEP: u32>(
         store_rows_n144::<O, ROW_STEP>,
         store_rows_n128::<O, ROW_STEP>,
         store_rows_n64::<O, ROW_STEP>,
+        store_rows_n32::<O, ROW_STEP>,
         gc,
         row0,
         col0,
@@ -158,6 +165,7 @@ pub unsafe fn store_rows_transposed<const ACC: usize>(
         store_rows_transposed_n144,
         store_rows_transposed_n128,
         store_rows_transposed_n64,
+        store_rows_transposed_n32,
         gc,
         row0,
         col0,
@@ -200,6 +208,7 @@ pub unsafe fn store_pairs_transposed<O: OutputElem, const ACC: usize>(
         store_pairs_transposed_n144::<O>,
         store_pairs_transposed_n128::<O>,
         store_pairs_transposed_n64::<O>,
+        store_pairs_transposed_n32::<O>,
         gc,
         row0,
         col0,
@@ -495,4 +504,12 @@ store_rows_fn!(
     32,
     [0, 1, 2, 3, 4, 5, 6, 7],
     [0, 1, 2, 3]
+);
+store_rows_fn!(
+    store_rows_n32,
+    store_rows_transposed_n32,
+    store_pairs_transposed_n32,
+    16,
+    [0, 1, 2, 3],
+    [0, 1]
 );

@@ -19,8 +19,11 @@ pub const N192: u32 = 192;
 pub const N144: u32 = 144;
 /// N of `wgmma.m64n128`.
 pub const N128: u32 = 128;
-/// N of `wgmma.m64n64`, the narrowest a consumer issues.
+/// N of `wgmma.m64n64`.
 pub const N64: u32 = 64;
+/// N of `wgmma.m64n32`, the narrowest a consumer issues (a ping-pong consumer's 64×32 tile; K-major
+/// B only: the MN-major boxes are 64 wide).
+pub const N32: u32 = 32;
 
 /// f32 accumulators per thread of a `wgmma.m64nN` with f32 accumulation: `N / 2` (64×N over the
 /// warpgroup's 128 threads).
@@ -53,7 +56,8 @@ pub trait WgmmaInput {
     /// tensor core, whose accumulation truncates at every step ([`WgmmaTf32x3`]).
     const ADD_K_TILES: bool = false;
     /// `d (+)= A·B` for one 64×N×(32 bytes of k) slice with `ACC = N / 2` accumulators per thread:
-    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n144` (72), `m64n128` (64) or `m64n64` (32);
+    /// `m64n256` (`ACC` = 128), `m64n192` (96), `m64n144` (72), `m64n128` (64), `m64n64` (32) or
+    /// `m64n32` (16);
     /// `TA`/`TB`: operand MN-major.
     ///
     /// # Safety
@@ -76,16 +80,20 @@ pub struct WgmmaTf32;
 /// ([`WgmmaInput::ADD_K_TILES`]): the products of `Precision::Tf32x3`.
 pub struct WgmmaTf32x3;
 
-/// Calls `$n256` (`m64n256`), `$n192` (`m64n192`), `$n144` (`m64n144`), `$n128` (`m64n128`) or
-/// `$n64` (`m64n64`) with `$d: &mut [f32; ACC]` seen as the array of that instruction, then
-/// `$args`; `ACC` (128, 96, 72, 64 or 32) is the const generic of the function the macro is
-/// expanded in.
+/// Calls `$n256` (`m64n256`), `$n192` (`m64n192`), `$n144` (`m64n144`), `$n128` (`m64n128`),
+/// `$n64` (`m64n64`) or `$n32` (`m64n32`) with `$d: &mut [f32; ACC]` seen as the array of that
+/// instruction, then `$args`; `ACC` (128, 96, 72, 64, 32 or 16) is the const generic of the
+/// function the macro is expanded in.
 macro_rules! by_width {
-    ($d:ident, $n256:expr, $n192:expr, $n144:expr, $n128:expr, $n64:expr, $($args:expr),+) => {{
+    (
+        $d:ident, $n256:expr, $n192:expr, $n144:expr, $n128:expr, $n64:expr, $n32:expr,
+        $($args:expr),+
+    ) => {{
         const {
             assert!(
-                ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32,
-                "wgmma widths: n256 (128 accumulators), n192 (96), n144 (72), n128 (64), n64 (32)"
+                ACC == 128 || ACC == 96 || ACC == 72 || ACC == 64 || ACC == 32 || ACC == 16,
+                "wgmma widths: n256 (128 accumulators), n192 (96), n144 (72), n128 (64), n64 (32), \
+                 n32 (16)"
             )
         };
         if ACC == 128 {
@@ -104,6 +112,10 @@ macro_rules! by_width {
             // SAFETY: `[f32; ACC]` is `[f32; 64]` on this branch (same type, same borrow).
             let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 64]>() };
             $n128(d, $($args),+)
+        } else if ACC == 16 {
+            // SAFETY: `[f32; ACC]` is `[f32; 16]` on this branch (same type, same borrow).
+            let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 16]>() };
+            $n32(d, $($args),+)
         } else {
             // SAFETY: `[f32; ACC]` is `[f32; 32]` on this branch (same type, same borrow).
             let d = unsafe { &mut *$d.as_mut_ptr().cast::<[f32; 32]>() };
@@ -112,10 +124,10 @@ macro_rules! by_width {
     }};
 }
 
-/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n192`, `$n144`, `$n128` and
-/// `$n64`.
+/// `WgmmaInput` for a 16-bit input kind whose `wgmma`s are `$n256`, `$n192`, `$n144`, `$n128`,
+/// `$n64` and `$n32`.
 macro_rules! wgmma_input16 {
-    ($t:ty, $n256:path, $n192:path, $n144:path, $n128:path, $n64:path) => {
+    ($t:ty, $n256:path, $n192:path, $n144:path, $n128:path, $n64:path, $n32:path) => {
         impl WgmmaInput for $t {
             const EB: u32 = 2;
             const MN_MAJOR_OK: bool = true;
@@ -126,7 +138,7 @@ macro_rules! wgmma_input16 {
                 db: u64,
                 accumulate: bool,
             ) {
-                by_width!(d, $n256, $n192, $n144, $n128, $n64, da, db, accumulate)
+                by_width!(d, $n256, $n192, $n144, $n128, $n64, $n32, da, db, accumulate)
             }
         }
     };
@@ -138,7 +150,8 @@ wgmma_input16!(
     wgmma::m64n192k16_f32_f16::<TA, TB>,
     wgmma::m64n144k16_f32_f16::<TA, TB>,
     wgmma::m64n128k16_f32_f16::<TA, TB>,
-    wgmma::m64n64k16_f32_f16::<TA, TB>
+    wgmma::m64n64k16_f32_f16::<TA, TB>,
+    wgmma::m64n32k16_f32_f16::<TA, TB>
 );
 wgmma_input16!(
     WgmmaBf16,
@@ -146,7 +159,8 @@ wgmma_input16!(
     wgmma::m64n192k16_f32_bf16::<TA, TB>,
     wgmma::m64n144k16_f32_bf16::<TA, TB>,
     wgmma::m64n128k16_f32_bf16::<TA, TB>,
-    wgmma::m64n64k16_f32_bf16::<TA, TB>
+    wgmma::m64n64k16_f32_bf16::<TA, TB>,
+    wgmma::m64n32k16_f32_bf16::<TA, TB>
 );
 
 impl WgmmaInput for WgmmaTf32 {
@@ -166,6 +180,7 @@ impl WgmmaInput for WgmmaTf32 {
             wgmma::m64n144k8_f32_tf32,
             wgmma::m64n128k8_f32_tf32,
             wgmma::m64n64k8_f32_tf32,
+            wgmma::m64n32k8_f32_tf32,
             da,
             db,
             accumulate
@@ -191,7 +206,7 @@ impl WgmmaInput for WgmmaTf32x3 {
 
 /// `d (+)= A·B` for one 64×N×k8 TF32 slice with A from registers (the thread's fragment `a`, see
 /// [`wgmma_register_a`](super::wgmma_register_a)) and B K-major at descriptor `db`: `m64n256`
-/// (`ACC` = 128), `m64n192` (96), `m64n128` (64) or `m64n64` (32).
+/// (`ACC` = 128), `m64n192` (96), `m64n144` (72), `m64n128` (64), `m64n64` (32) or `m64n32` (16).
 ///
 /// # Safety
 /// As [`wgmma::m64n256k8_f32_tf32_rs`].
@@ -209,6 +224,7 @@ pub unsafe fn tf32_register_a<const ACC: usize>(
         wgmma::m64n144k8_f32_tf32_rs,
         wgmma::m64n128k8_f32_tf32_rs,
         wgmma::m64n64k8_f32_tf32_rs,
+        wgmma::m64n32k8_f32_tf32_rs,
         a,
         db,
         accumulate
@@ -216,8 +232,8 @@ pub unsafe fn tf32_register_a<const ACC: usize>(
 }
 
 /// Issues the `wgmma`s of one k-tile with the kind `$t`: `$slices` slices of [`SLICE_BYTES`] of k
-/// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 96 for `m64n192`, 64 for
-/// `m64n128`, 32 for `m64n64`), A's 64 rows at `$a0`, B's `2·ACC` rows (or columns) at `$b0`;
+/// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 96 for `m64n192`, 72 for
+/// `m64n144`, 64 for `m64n128`, 32 for `m64n64`, 16 for `m64n32`), A's 64 rows at `$a0`, B's `2·ACC` rows (or columns) at `$b0`;
 /// `$mn_a`/`$mn_b`: the operand is MN-major in shared memory, in boxes `$mn_box_bytes` apart,
 /// whose 16 k-rows of a slice are `$mn_slice_bytes` apart. `$accumulate`: add to `$d` (else the
 /// first slice overwrites it). Fenced before, committed as one group after.

@@ -5,7 +5,7 @@ use super::layout::CONSUMER_ROWS;
 use super::{consumer_cols, gemm_with_accumulators};
 use crate::epilogue::OutputElem;
 use crate::params::GemmParams;
-use crate::warp::wgmma::{accumulators, n8_blocks, WgmmaInput, N128, N144, N192, N256, N64};
+use crate::warp::wgmma::{accumulators, n8_blocks, WgmmaInput, N128, N144, N192, N256, N32, N64};
 
 /// Computes the block's work items. `maps` reads the generic address of the kernel's `TmaParams`
 /// (A's tensor map at +0, B's at +128, C's at +256), called where a map is used.
@@ -54,8 +54,9 @@ pub unsafe fn gemm<
                 || consumer_cols(BM, BN, PING_PONG) == N192
                 || consumer_cols(BM, BN, PING_PONG) == N144
                 || consumer_cols(BM, BN, PING_PONG) == N128
-                || consumer_cols(BM, BN, PING_PONG) == N64,
-            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64"
+                || consumer_cols(BM, BN, PING_PONG) == N64
+                || consumer_cols(BM, BN, PING_PONG) == N32,
+            "wgmma widths: m64n256, m64n192, m64n144, m64n128, m64n64, m64n32"
         )
     };
     // B's MN-major boxes are 64 columns wide: a width that is not a multiple of 64 reads a
@@ -92,6 +93,7 @@ pub unsafe fn gemm<
         N192 => body!(N192),
         N144 => body!(N144),
         N128 => body!(N128),
+        N32 => body!(N32),
         _ => body!(N64),
     }
 }
