@@ -1,5 +1,6 @@
 //! Dispatch of the ping-pong tiles (`Family::TmaPingPong`): batches of short items, and single
-//! products of one wave of their tiles (16-bit, and TF32 beyond 64 rows and columns).
+//! products of one wave of their tiles (16-bit, and TF32 beyond 64 rows and columns), the 32-wide
+//! tiles on decode rows.
 
 use super::admission::{admits, one_wave_of_tiles, short_items};
 use super::hopper_tests::context_cut;
@@ -205,4 +206,34 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
     // 16-bit inputs keep half a wave: 512³ stays on the mma.sync tile
     let f16 = picks(Gemm::new(512, 512, 512), Elem::F16, Elem::F16, false);
     assert!(f16.iter().all(|p| !p.0));
+}
+
+/// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B
+/// take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200, 64×4096×4096 `nt`
+/// and `tt` 1.05–1.06× the 64×128 tile split in two); deeper ones, more rows, an N-major B or
+/// fewer columns keep the 64-row tiles.
+#[test]
+fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
+    let pick = |m, n, k, ta, tb, i, o| {
+        let g = Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
+        let p = problem(&g, i, o, false);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        let cut = context_cut(&p)(s).slices;
+        (s.family, s.block.n, cut)
+    };
+    for (i, o) in [(Elem::F16, Elem::F16), (Elem::Bf16, Elem::F32)] {
+        for (m, ta) in [(64, false), (64, true), (48, false)] {
+            let want = (Family::TmaPingPong, 32, 1);
+            assert_eq!(pick(m, 4096, 4096, ta, true, i, o), want, "{m} {ta} {i:?}");
+        }
+        for (m, n, k, ta, tb) in [
+            (64, 4096, 4096, false, false),
+            (128, 4096, 4096, false, true),
+            (64, 4096, 11008, false, true),
+            (48, 2048, 4096, false, true),
+        ] {
+            let (_, width, _) = pick(m, n, k, ta, tb, i, o);
+            assert!(width >= 64, "{m}x{n}x{k} {ta} {tb} {i:?}");
+        }
+    }
 }
