@@ -237,8 +237,9 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
 /// times in one call): 64×4096×4096 `nt` f16 / bf16 125.3 / 126.2 TFLOPS against 117.9 / 118.9 on
 /// the 64×128 tile split in two, `tt` 125.3 / 123.8 against 118.6 / 118.3, 48×4096×4096 `nt`
 /// 91.2 / 91.5 against 88.8 / 90.4. Elsewhere they are no candidates: with more rows they ran
-/// 0.49–0.60× cuBLAS (128×4096×4096, 128×4096×14336 `nt`, forced), 64×4096×11008 `nt` 0.94× the
-/// split tile (which the time model keeps), and as short batched items they are unmeasured.
+/// 0.49–0.60× cuBLAS (128×4096×4096, 128×4096×14336 `nt`, forced), 64×4096×11008 `nt`
+/// 0.94–0.96× the split tile (which the time model keeps), and as short batched items they are
+/// unmeasured.
 fn decode_rows(p: &Problem) -> bool {
     let g = p.gemm();
     g.batch == 1 && g.m <= 64

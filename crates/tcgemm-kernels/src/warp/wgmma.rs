@@ -233,10 +233,11 @@ pub unsafe fn tf32_register_a<const ACC: usize>(
 
 /// Issues the `wgmma`s of one k-tile with the kind `$t`: `$slices` slices of [`SLICE_BYTES`] of k
 /// (one swizzle row), accumulators `$d: [f32; ACC]` (128 for `m64n256`, 96 for `m64n192`, 72 for
-/// `m64n144`, 64 for `m64n128`, 32 for `m64n64`, 16 for `m64n32`), A's 64 rows at `$a0`, B's `2·ACC` rows (or columns) at `$b0`;
-/// `$mn_a`/`$mn_b`: the operand is MN-major in shared memory, in boxes `$mn_box_bytes` apart,
-/// whose 16 k-rows of a slice are `$mn_slice_bytes` apart. `$accumulate`: add to `$d` (else the
-/// first slice overwrites it). Fenced before, committed as one group after.
+/// `m64n144`, 64 for `m64n128`, 32 for `m64n64`, 16 for `m64n32`), A's 64 rows at `$a0`, B's
+/// `2·ACC` rows (or columns) at `$b0`; `$mn_a`/`$mn_b`: the operand is MN-major in shared memory,
+/// in boxes `$mn_box_bytes` apart, whose 16 k-rows of a slice are `$mn_slice_bytes` apart.
+/// `$accumulate`: add to `$d` (else the first slice overwrites it). Fenced before, committed as
+/// one group after.
 ///
 /// A macro rather than a function so the consumer's k-loop keeps these instructions in its own
 /// body: as a call, the compiler orders the consumer's instructions differently.
