@@ -255,8 +255,10 @@ rules::catalog! {
         // tiles, a wave of CTAs each streaming its 32 columns of the weights over all of k, unsplit
         // (cuBLAS's `nvjet_sm90_hsh_64x32_64x16_1x2_h_bz_NNT`, issue 14). 16 stages of 12 KiB (64
         // KiB of B in flight); 16-bit inputs with a K-major B only (`nt`, `tt`: B's MN-major boxes
-        // are 64 columns wide). The TF32 64×32×32 tile (every layout) was measured slower than
-        // the 64×128 tiles split in k on every decode row and is not built (docs/decode-log.md).
+        // are 64 columns wide). H200: 64×4096×4096 `nt`/`tt` 1.05–1.06× the 64×128 tile split in
+        // two; dispatch takes them on one wave of decode rows only (`admission::decode_rows`).
+        // The TF32 64×32×32 tile measured no faster than dispatch's TF32 picks (64×4096×4096 `nn`
+        // 56.1 against 68.3 TFLOPS, `nt` 77.0 against 76.6) and is not built (docs/decode-log.md).
         TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt],
         TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt],
         TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt],
