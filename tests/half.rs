@@ -378,6 +378,38 @@ fn one_wave_of_128x144_tiles() {
     all_types!(wave_of_128x144_tiles, &mut rng);
 }
 
+/// Decode rows whose 32-wide tiles fill one wave (at most 64 rows, 4096 columns, a K-major B): on
+/// a Hopper GPU dispatch takes the 64×32 ping-pong tile unsplit (`admission::decode_rows`), each
+/// CTA one tile over all of k; its consumers store C from registers where 32 columns are not whole
+/// 128-byte chunks (16-bit C), by TMA where they are (f32 C). Checked against the f64 reference
+/// on every GPU, 48 rows leaving a row tail, and a k tail.
+fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    let Some(ctx) = gpu() else { return false };
+    for (m, k, ta) in [(48, 4096, false), (64, 4128, true)] {
+        let g = tcgemm::Gemm::new(m, 4096, k).trans_a(ta).trans_b(true);
+        let plan = ctx.plan::<I, O>(&g).unwrap();
+        if ctx.capabilities().hopper {
+            assert_eq!(
+                (plan.kernel.block.n, plan.split.slices),
+                (32, 1),
+                "{m}x4096x{k} {}: {}",
+                lay(ta, true),
+                plan.kernel.name
+            );
+        }
+        let label = format!("{m}x4096x{k} {}", lay(ta, true));
+        let case = Case::<I, O>::new(label, Problem::new(m, 4096, k).trans(ta, true), rng);
+        run_check(&case, "default", ctx, None);
+    }
+    true
+}
+
+#[test]
+fn decode_rows_of_32_wide_tiles_all_types() {
+    let mut rng = Rng::for_test("decode_rows_of_32_wide_tiles");
+    all_types!(decode_rows_of_32_wide_tiles, &mut rng);
+}
+
 /// On a Hopper GPU, dispatch takes the TMA kernels exactly where TMA's rules hold (16-byte-aligned
 /// leading dimensions, k ≥ 1, alpha ≠ 0), in every layout, for f16 and tf32, or on staged packed
 /// copies of the operands that break them, and the sm_80 kernels elsewhere; with `force_sm80`

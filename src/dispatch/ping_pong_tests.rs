@@ -221,10 +221,25 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         let cut = context_cut(&p)(s).slices;
         (s.family, s.block.n, cut)
     };
-    for (i, o) in [(Elem::F16, Elem::F16), (Elem::Bf16, Elem::F32)] {
-        for (m, ta) in [(64, false), (64, true), (48, false)] {
+    for (i, o) in [
+        (Elem::F16, Elem::F16),
+        (Elem::F16, Elem::F32),
+        (Elem::Bf16, Elem::Bf16),
+        (Elem::Bf16, Elem::F32),
+    ] {
+        // (the shapes of tests/half.rs's GPU check among them: 48 rows, a k tail of 32)
+        for (m, k, ta) in [
+            (64, 4096, false),
+            (64, 4096, true),
+            (48, 4096, false),
+            (64, 4128, true),
+        ] {
             let want = (Family::TmaPingPong, 32, 1);
-            assert_eq!(pick(m, 4096, 4096, ta, true, i, o), want, "{m} {ta} {i:?}");
+            assert_eq!(
+                pick(m, 4096, k, ta, true, i, o),
+                want,
+                "{m}x4096x{k} {ta} {i:?}"
+            );
         }
         for (m, n, k, ta, tb) in [
             (64, 4096, 4096, false, false),

@@ -150,12 +150,12 @@ pub const fn consumer_cols(bm: u32, bn: u32, ping_pong: bool) -> u32 {
 /// Whether a consumer's share of C, `consumer_cols` columns (its [`consumer_cols`]) of
 /// `out_bytes`-byte elements, is whole chunks of 128 bytes of columns, the box of C's tensor map:
 /// only such shares are stored by TMA (`epilogue::tma_store`); an `m64n144` consumer's (288 or 576
-/// bytes) stores C from its registers.
+/// bytes), and an `m64n32` consumer's of a 16-bit C (64 bytes), store C from their registers.
 ///
 /// ```
 /// use tcgemm_kernels::threadblock::tma_warp_specialized::whole_c_chunks;
-/// assert!(whole_c_chunks(192, 2) && whole_c_chunks(64, 4));
-/// assert!(!whole_c_chunks(144, 2) && !whole_c_chunks(144, 4));
+/// assert!(whole_c_chunks(192, 2) && whole_c_chunks(64, 4) && whole_c_chunks(32, 4));
+/// assert!(!whole_c_chunks(144, 2) && !whole_c_chunks(144, 4) && !whole_c_chunks(32, 2));
 /// ```
 // (`%` as elsewhere in the kernels: `is_multiple_of` adds a zero-divisor test where not folded)
 #[allow(clippy::manual_is_multiple_of)]
