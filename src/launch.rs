@@ -78,6 +78,9 @@ pub(crate) fn params(p: &Problem) -> Result<GemmParams> {
     if !p.reads_c() {
         f |= flags::BETA_ZERO;
     }
+    if p.tf32x3_parts() {
+        f |= flags::TF32X3_PARTS;
+    }
     Ok(GemmParams {
         a: addrs.a,
         b: addrs.b,

@@ -103,6 +103,9 @@ pub struct Problem {
     a: OperandLayout,
     b: OperandLayout,
     c: OperandLayout,
+    /// A and B are 3xTF32 parts written once per row, read in thirds by the kernel
+    /// (`flags::TF32X3_PARTS`, `crate::tf32x3`).
+    tf32x3_parts: bool,
 }
 
 /// How a call resolved on its buffers runs ([`Problem::route`]).
@@ -267,6 +270,7 @@ impl Problem {
                 g.stride_c_or_packed(),
                 len_c,
             ),
+            tf32x3_parts: false,
         }
     }
 
@@ -301,6 +305,20 @@ impl Problem {
             return Route::Tf32x3(self);
         }
         Route::Dispatch(crate::staging::exact_instead(&self).unwrap_or(self))
+    }
+
+    /// The same problem with A and B read as 3xTF32 parts written once (`crate::tf32x3`).
+    pub(crate) fn with_tf32x3_parts(self) -> Problem {
+        Problem {
+            tf32x3_parts: true,
+            ..self
+        }
+    }
+
+    /// Whether A and B are 3xTF32 parts written once: the kernel reads them in thirds
+    /// (`flags::TF32X3_PARTS`).
+    pub(crate) fn tf32x3_parts(&self) -> bool {
+        self.tf32x3_parts
     }
 
     /// The same problem on buffers at `addrs`.

@@ -1,17 +1,17 @@
 //! [`Precision::Tf32x3`]: f32 accuracy from TF32 tensor cores (3xTF32).
 //!
 //! Every f32 `x` of A and B is split into a TF32 high part `hi = rna(x)` and the TF32 rounding of
-//! its residual, `lo = rna(x − hi)` (the split kernel, `tcgemm_kernels::utility::split_tf32`).
-//! The parts are laid out along a K three times as long, A as `[hi | hi | lo]` and B as
-//! `[hi | lo | hi]`, both K-major whatever the caller's layout (the split transposes an MN-major
-//! operand), in the context's staging buffer, so that one `nt` TF32 GEMM over `3·k` sums
-//! `hi·hi + hi·lo + lo·hi` into C (`lo·lo`, below f32's rounding of the sum, is dropped). The
-//! GEMM runs on the kernel dispatch picks among the 3xTF32 kernels (`Math::MmaTf32x3`, sm_90a:
-//! the tensor core's accumulation of each span of k-tiles added into f32 registers, since that
-//! accumulation truncates at every step and its error would grow with `3·k`), or among the TF32
-//! kernels on devices without them. The parts' rows (`3·k` long) are padded to 128-byte lines, as
-//! staged operands are. The cost: three times the TF32 work, plus the split's traffic (each
-//! operand read once and written three times).
+//! its residual, `lo = rna(x − hi)` (the split kernel, `tcgemm_kernels::utility::split_tf32`),
+//! K-major whatever the caller's layout (the split transposes an MN-major operand), in the
+//! context's staging buffer. One `nt` TF32 GEMM over a K three times as long then sums
+//! `hi·hi + hi·lo + lo·hi` into C (`lo·lo`, below f32's rounding of the sum, is dropped): A's
+//! thirds of that K read `hi, hi, lo` and B's `hi, lo, hi` ([`Layout`]). The GEMM runs on the
+//! kernel dispatch picks among the 3xTF32 kernels (`Math::MmaTf32x3`, sm_90a: the tensor core's
+//! accumulation of each span of k-tiles added into f32 registers, since that accumulation
+//! truncates at every step and its error would grow with `3·k`), which read each part written
+//! once; or among the TF32 kernels on devices without them, which read the three thirds as
+//! written. The cost: three times the TF32 work, plus the split's traffic (each operand read once
+//! and written twice, or three times).
 //!
 //! The kernels need a 16-byte-aligned C: a C that is not is staged (copied into a packed buffer
 //! at the start of the staging buffer, and back after the product), as `src/staging.rs` does.
@@ -61,7 +61,21 @@ const LINE: usize = 32;
 /// Byte alignment of B's parts after A's in the staging buffer.
 const PART_ALIGN: u64 = 256;
 
-/// The parts of one operand for one chunk of K, stored K-major (rows of `3·chunk` elements).
+/// How one chunk's TF32 parts lie along each row of the staging buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// Each part once, `[hi | lo]`, `P` elements each (the chunk rounded up to a line, which is
+    /// the 3xTF32 kernels' k-tile; zeros after the chunk), in rows of `3·P`: a GEMM over `3·P` on
+    /// the 3xTF32 kernels reads them as three thirds (`flags::TF32X3_PARTS`). Two thirds of the
+    /// writes of [`Layout::Thirds`].
+    Once,
+    /// The thirds as read: A `[hi | hi | lo]`, B `[hi | lo | hi]`, the chunk each, rows rounded
+    /// up to lines: any TF32 GEMM over `3·chunk` reads them as they are. For TF32 kernels and
+    /// for a product cut along K into slices (whose kernel sees one slice's k, not the thirds).
+    Thirds,
+}
+
+/// The parts of one operand for one chunk of K, stored K-major.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Parts {
     operand: Operand,
@@ -71,14 +85,19 @@ struct Parts {
     width: usize,
     /// Items split: the batch, or 1 when every item is the same (stride 0) or there is one.
     items: usize,
-    /// Leading dimension of the parts: `3·chunk` rounded up to 128-byte lines.
+    /// Leading dimension of the parts: at least the product's k (`3·part`), whole 128-byte
+    /// lines.
     ld: usize,
-    /// Elements between the three parts along a row: the chunk.
+    /// Elements of K split: the chunk.
     chunk: usize,
+    /// Elements between the parts along a row, each written up to here: the chunk
+    /// ([`Layout::Thirds`]) or the chunk rounded up to a line ([`Layout::Once`]).
+    part: usize,
+    layout: Layout,
 }
 
 impl Parts {
-    fn new(g: &Gemm, op: &OperandLayout, chunk: usize) -> Parts {
+    fn new(g: &Gemm, op: &OperandLayout, chunk: usize, layout: Layout) -> Parts {
         let (src_k_major, width) = match op.operand {
             Operand::A => (!g.trans_a, g.m),
             _ => (g.trans_b, g.n),
@@ -88,14 +107,25 @@ impl Parts {
         } else {
             1
         };
+        let part = match layout {
+            Layout::Once => chunk.div_ceil(LINE) * LINE,
+            Layout::Thirds => chunk,
+        };
         Parts {
             operand: op.operand,
             src_k_major,
             width,
             items,
-            ld: (3 * chunk).div_ceil(LINE) * LINE,
+            ld: (3 * part).div_ceil(LINE) * LINE,
             chunk,
+            part,
+            layout,
         }
+    }
+
+    /// The k of the product over these parts: three thirds.
+    fn k(&self) -> usize {
+        3 * self.part
     }
 
     /// Elements of one item's parts.
@@ -117,14 +147,22 @@ impl Parts {
             dst,
             width: self.width as u64,
             k: self.chunk as u64,
+            written_k: self.part as u64,
             src_ld: op.ld as u64,
             dst_ld: self.ld as u64,
             src_stride: op.stride as u64,
             dst_stride: self.item() as u64,
             batch: self.items as u64,
-            part_stride: self.chunk as u64,
-            low_part: if self.operand == Operand::A { 2 } else { 1 },
+            part_stride: self.part as u64,
+            // written once: `[hi | lo]`; thirds: A `[hi | hi | lo]`, B `[hi | lo | hi]`
+            parts: if self.layout == Layout::Once { 2 } else { 3 },
+            low_part: if self.layout == Layout::Thirds && self.operand == Operand::A {
+                2
+            } else {
+                1
+            },
             src_k_major: u32::from(self.src_k_major),
+            _pad: 0,
         }
     }
 }
@@ -132,8 +170,8 @@ impl Parts {
 /// The grid of a split: along x the tiles of (width, k) up to [`SPLIT_BLOCKS_X`], along y the
 /// batch items up to 65535 (the kernel strides over the rest).
 fn split_grid(p: &SplitParams) -> (u32, u32, u32) {
-    let tile = u64::from(split_tf32::TILE);
-    let tiles = p.width.div_ceil(tile) * p.k.div_ceil(tile);
+    let tiles = p.width.div_ceil(u64::from(split_tf32::TILE_W))
+        * p.written_k.div_ceil(u64::from(split_tf32::TILE_K));
     // both clamped below 2^32
     (
         tiles.clamp(1, SPLIT_BLOCKS_X) as u32,
@@ -157,10 +195,10 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn new(problem: &Problem, len: usize) -> Chunk {
+    fn new(problem: &Problem, len: usize, layout: Layout) -> Chunk {
         let g = problem.gemm();
-        let a = Parts::new(g, problem.a(), len);
-        let b = Parts::new(g, problem.b(), len);
+        let a = Parts::new(g, problem.a(), len, layout);
+        let b = Parts::new(g, problem.b(), len, layout);
         let bytes = |p: &Parts| (p.len() as u64).saturating_mul(4);
         let b_offset = bytes(&a).div_ceil(PART_ALIGN).saturating_mul(PART_ALIGN);
         Chunk {
@@ -184,7 +222,7 @@ impl Chunk {
         let g = problem.gemm();
         let stride = |p: &Parts| if p.items > 1 { p.item() } else { 0 };
         let inner = Gemm {
-            k: 3 * self.len,
+            k: self.a.k(),
             trans_a: false,
             trans_b: true,
             lda: Some(self.a.ld),
@@ -200,7 +238,10 @@ impl Chunk {
             ..Signature::any_math(&inner, problem.input(), problem.output())
         };
         let lens = (self.a.len(), self.b.len(), problem.c().len);
-        let inner = Problem::resolve(&inner, sig, lens)?;
+        let mut inner = Problem::resolve(&inner, sig, lens)?;
+        if self.a.layout == Layout::Once {
+            inner = inner.with_tf32x3_parts();
+        }
         Ok(match (buffer, problem.addresses()) {
             (Some(buffer), Some(addrs)) => inner.at(Addresses {
                 a: buffer,
@@ -213,18 +254,21 @@ impl Chunk {
 }
 
 /// The chunk length of a 3xTF32 `problem` within `limit` bytes of staging buffer: all of K when
-/// it fits, else the longest multiple of [`LINE`] (or shorter, down to 1) that fits.
+/// it fits, else the longest multiple of [`LINE`] (or shorter, down to 1) that fits, in either
+/// layout ([`Layout::Once`]'s rows, `3·k` rounded up to a line in each third, are never shorter
+/// than [`Layout::Thirds`]'s).
 ///
 /// # Errors
 /// [`Error::Unsupported`] when not even one k fits the limit.
 fn chunk_len(problem: &Problem, limit: u64) -> Result<usize> {
     let k = problem.gemm().k;
-    let fits = |len: usize| Chunk::new(problem, len).bytes <= limit;
+    let bytes = |len: usize| Chunk::new(problem, len, Layout::Once).bytes;
+    let fits = |len: usize| bytes(len) <= limit;
     if fits(k) {
         return Ok(k);
     }
     // the bytes grow about linearly in the chunk: start from the proportional guess
-    let whole = Chunk::new(problem, k).bytes as f64;
+    let whole = bytes(k) as f64;
     let guess = ((k as f64 * limit as f64 / whole) as usize).min(k - 1);
     let mut len = if guess >= LINE {
         guess / LINE * LINE
@@ -239,7 +283,7 @@ fn chunk_len(problem: &Problem, limit: u64) -> Result<usize> {
             "Precision::Tf32x3 splits A and B into TF32 parts in the staging buffer, and even one k \
              of this call's parts takes {} bytes, above its limit of {limit} \
              (ContextOptions::staging_limit)",
-            Chunk::new(problem, 1).bytes
+            bytes(1)
         )));
     }
     Ok(len)
@@ -251,6 +295,15 @@ fn split_kernel() -> Result<&'static KernelSpec> {
         .iter()
         .find(|k| k.family == Family::SplitTf32)
         .ok_or_else(|| Error::Unsupported("no TF32 split kernel in this build".into()))
+}
+
+/// The product of one chunk ([`Context::tf32x3_product`]): its parts, the TF32 GEMM over them, its
+/// kernel and plan.
+struct Product {
+    chunk: Chunk,
+    inner: Problem,
+    spec: &'static KernelSpec,
+    plan: Plan,
 }
 
 /// Where a 3xTF32 call's C goes: the caller's, or, where it is not 16-byte aligned (which the
@@ -308,15 +361,47 @@ impl Context {
     pub(crate) fn plan_tf32x3(&self, problem: &Problem) -> Result<Plan> {
         let output = Output::new(problem);
         let outer = output.problem(problem, None)?;
-        let chunk = Chunk::new(&outer, chunk_within(&outer, &output, self.staging_limit())?);
-        let inner = chunk.problem(&outer, self.tf32x3_math(), None, true)?;
-        let spec = self.select(&inner, self.cuts())?;
-        let plan = self.plan_problem(spec, &inner, self.cuts())?;
+        let len = chunk_within(&outer, &output, self.staging_limit())?;
+        let product = self.tf32x3_product(&outer, len, None, true)?;
         Ok(Plan {
             tf32x3: true,
             staged: output.staging.map_or(Staged::NONE, |s| s.staged),
-            ..plan
+            ..product.plan
         })
+    }
+
+    /// The product of one chunk of `len` of K of `outer` (C where the product writes it), its
+    /// parts at `buffer` (`None`: planned without buffers), adding to C unless `first`: the parts
+    /// written once ([`Layout::Once`]) where it runs on a 3xTF32 kernel not cut along K into
+    /// slices, else in thirds.
+    fn tf32x3_product(
+        &self,
+        outer: &Problem,
+        len: usize,
+        buffer: Option<u64>,
+        first: bool,
+    ) -> Result<Product> {
+        let math = self.tf32x3_math();
+        let product = |layout| -> Result<Product> {
+            let chunk = Chunk::new(outer, len, layout);
+            let inner = chunk.problem(outer, math, buffer, first)?;
+            let spec = self.select(&inner, self.cuts())?;
+            let plan = self.plan_problem(spec, &inner, self.cuts())?;
+            Ok(Product {
+                chunk,
+                inner,
+                spec,
+                plan,
+            })
+        };
+        if math.contains(&Math::MmaTf32x3) {
+            let once = product(Layout::Once)?;
+            let sliced = once.plan.split.is_split() || once.plan.tail.is_some();
+            if once.spec.math == Math::MmaTf32x3 && !sliced {
+                return Ok(once);
+            }
+        }
+        product(Layout::Thirds)
     }
 
     /// Runs a 3xTF32 `problem` (resolved on buffers of this context, one that [`splits`]) on the
@@ -336,7 +421,7 @@ impl Context {
         let output = Output::new(problem);
         let planned = output.problem(problem, None)?;
         let len = chunk_within(&planned, &output, self.staging_limit())?;
-        let bytes = output.bytes + Chunk::new(&planned, len).bytes;
+        let bytes = output.bytes + Chunk::new(&planned, len, Layout::Once).bytes;
         if self.staging.bytes() < bytes {
             let status = self.stream().capture_status()?;
             if status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
@@ -369,9 +454,10 @@ impl Context {
             }
             let mut plan = None;
             for k0 in (0..k).step_by(len) {
-                let chunk = Chunk::new(&outer, len.min(k - k0));
-                let inner = chunk.problem(&outer, self.tf32x3_math(), Some(parts_at), k0 == 0)?;
-                let spec = self.select(&inner, self.cuts())?;
+                let len = len.min(k - k0);
+                let Product {
+                    chunk, inner, spec, ..
+                } = self.tf32x3_product(&outer, len, Some(parts_at), k0 == 0)?;
                 let parts = [
                     (&chunk.a, problem.a(), addrs.a, parts_at),
                     (&chunk.b, problem.b(), addrs.b, parts_at + chunk.b_offset),

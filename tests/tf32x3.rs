@@ -190,6 +190,44 @@ fn a_small_staging_limit_cuts_k_into_chunks() {
     assert!(small.staging_bytes() <= 1 << 20);
 }
 
+/// On Hopper an unsplit product reads each part written once (`[hi | lo]` rows, in thirds of K),
+/// a product split along K into slices the parts in thirds: both within the bound. A chunk of K
+/// that is not a whole number of k-tiles is read with zeros after it, whatever the staging buffer
+/// held: here the NaN parts of an earlier call of the same layout, which would reach every entry.
+#[test]
+fn parts_written_once_and_in_thirds() {
+    let Some(ctx) = gpu_with_options(ContextOptions::default()) else {
+        return;
+    };
+    if !ctx.capabilities().hopper {
+        return;
+    }
+    let mut rng = Rng::for_test("tf32x3 parts once and in thirds");
+    let x3 = |p: &Problem| ctx.plan::<f32, f32>(&p.clone().precision(Precision::Tf32x3).gemm());
+    // NaN parts of k 1024 (a whole number of k-tiles) left in the staging buffer
+    let (m, n, k) = (2048, 2048, 1024);
+    let g = tcgemm::Gemm::new(m, n, k).precision(Precision::Tf32x3);
+    let s = ctx.stream();
+    let nan = s.clone_htod(&vec![f32::NAN; m * k]).expect("upload");
+    let mut c = s.alloc_zeros::<f32>(m * n).expect("alloc");
+    ctx.gemm(&g, &nan, &nan, &mut c).expect("NaN call");
+    // then k 1000 (parts of 1024 elements, zeros from 1000 on) in the same rows
+    let once = Problem::new(m, n, 1000);
+    let plan = x3(&once).expect("plan");
+    assert!(plan.tf32x3 && !plan.split.is_split(), "{plan:?}");
+    check(&ctx, &mut rng, "parts once, k 1000 after NaN parts", once);
+    // split along K into slices: the parts in thirds (at least one of these is split)
+    let mut split = 0;
+    for (m, n, k) in [(256, 256, 8192), (256, 384, 6000), (320, 256, 12000)] {
+        let p = Problem::new(m, n, k);
+        if x3(&p).expect("plan").split.is_split() {
+            split += 1;
+            check(&ctx, &mut rng, "parts in thirds, split along K", p);
+        }
+    }
+    assert!(split > 0, "no product split along K");
+}
+
 /// A limit that holds no k of the parts is an error naming the limit, not a panic or a wrong
 /// result; the raw API, which runs on the caller's stream without the staging buffer, refuses
 /// the precision; calls that read neither A nor B compute `beta·C` without a split.

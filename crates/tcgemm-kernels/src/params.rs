@@ -36,6 +36,12 @@ pub mod flags {
     /// copies of [`TmaParams::map_c`](super::TmaParams::map_c) (`epilogue::tma_store`) instead of
     /// from their registers.
     pub const TMA_STORE_C: u32 = 1 << 11;
+    /// 3xTF32 kernels (`Math::MmaTf32x3`): A and B hold each row's TF32 parts once, `[hi | lo]`,
+    /// `k / 3` elements each, and k runs over three thirds of `k / 3` (a multiple of the k-tile):
+    /// A's thirds read its parts hi, hi, lo and B's hi, lo, hi, so the product sums
+    /// `hi·hi + hi·lo + lo·hi` (`utility::split_tf32` writes the parts; without the flag the
+    /// operands hold the three thirds as they are read, as for any GEMM).
+    pub const TF32X3_PARTS: u32 = 1 << 12;
 }
 
 /// Kernel parameters, passed by value as the single kernel argument.
@@ -239,13 +245,14 @@ pub struct CopyParams {
 
 /// The single kernel argument of the TF32 split kernel (`config::Family::SplitTf32`): `batch`
 /// items of a `width × k` f32 operand (stored K-major, `src[w·src_ld + k]`, or MN-major,
-/// `src[k·src_ld + w]`), each element `x` written K-major as three parts `part_stride` elements
+/// `src[k·src_ld + w]`), each element `x` written K-major as `parts` parts `part_stride` elements
 /// apart along the destination's rows (`dst[w·dst_ld + part·part_stride + k]`): its TF32 high part
-/// `hi` first, then `hi` or its TF32-rounded residual `lo` (`lo` in part `low_part`, 1 or 2).
+/// `hi` first, then `hi` or its TF32-rounded residual `lo` (`lo` in part `low_part`). Each part's
+/// row is written up to `written_k` (≥ `k`), zeros after `k`.
 ///
 /// ```
 /// use tcgemm_kernels::params::SplitParams;
-/// assert_eq!(core::mem::size_of::<SplitParams>(), 88);
+/// assert_eq!(core::mem::size_of::<SplitParams>(), 104);
 /// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -258,6 +265,8 @@ pub struct SplitParams {
     pub width: u64,
     /// Elements along k.
     pub k: u64,
+    /// Elements written along k in each part (`k`, or more: zeros after `k`).
+    pub written_k: u64,
     /// Source leading dimension, in elements.
     pub src_ld: u64,
     /// Destination leading dimension, in elements.
@@ -270,10 +279,14 @@ pub struct SplitParams {
     pub batch: u64,
     /// Elements between the destination's parts along a row.
     pub part_stride: u64,
-    /// The part (1 or 2) that holds the residual.
+    /// Parts written: 2 (`[hi | lo]`) or 3 (`hi`, then `hi` or `lo` twice).
+    pub parts: u32,
+    /// The part (1 or 2, below `parts`) that holds the residual.
     pub low_part: u32,
     /// The source is stored K-major (1) or MN-major (0).
     pub src_k_major: u32,
+    /// Padding to 8 bytes.
+    pub _pad: u32,
 }
 
 /// The single kernel argument of the instruction-ceiling kernels.

@@ -310,12 +310,22 @@ unsafe fn gemm_with_accumulators<
                     let bar = if staged { loaded(s) } else { full(s) };
                     mbarrier::arrive_expect_tx(bar, Stage::<BM, BN>::BYTES);
                     let k0 = kt * bk;
+                    // 3xTF32 parts written once (`flags::TF32X3_PARTS`): rows `[hi | lo]` of
+                    // `k / 3` each; A's thirds of k read hi, hi, lo, B's hi, lo, hi
+                    let (ka, kb) = if T::ADD_K_TILES && p.flags & flags::TF32X3_PARTS != 0 {
+                        let third = p.k / 3;
+                        let ka = if k0 >= third { k0 - third } else { k0 };
+                        let kb = if k0 >= 2 * third { k0 - 2 * third } else { k0 };
+                        (ka, kb)
+                    } else {
+                        (k0, k0)
+                    };
                     if stage_a {
                         // M-major TF32 A: 32×32 blocks, transposed in place by the transposers
                         for j in 0..BM / TBLOCK {
                             let (dst, m) =
                                 (a_tile(s) + j * TBLOCK * ROW_BYTES, tile.m0 + j * TBLOCK);
-                            tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
+                            tma::global_to_shared_3d(dst, map_a, m, ka, za, bar);
                         }
                     } else if TRANS_A {
                         // M-major A: boxes of one 128-byte row of m (64 16-bit, 32 tf32) × the
@@ -323,33 +333,33 @@ unsafe fn gemm_with_accumulators<
                         let (box_m, box_bytes) = (ROW_BYTES / T::EB, ROW_BYTES * bk);
                         for j in 0..BM / box_m {
                             let (dst, m) = (a_tile(s) + j * box_bytes, tile.m0 + j * box_m);
-                            tma::global_to_shared_3d(dst, map_a, m, k0, za, bar);
+                            tma::global_to_shared_3d(dst, map_a, m, ka, za, bar);
                         }
                     } else {
-                        tma::global_to_shared_3d(a_tile(s), map_a, k0, tile.m0, za, bar);
+                        tma::global_to_shared_3d(a_tile(s), map_a, ka, tile.m0, za, bar);
                     }
                     if stage_b {
                         // N-major TF32 B: 32×32 blocks, transposed in place by the transposers
                         for j in 0..BN / TBLOCK {
                             let (dst, n) =
                                 (b_tile(s) + j * TBLOCK * ROW_BYTES, tile.n0 + j * TBLOCK);
-                            tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                            tma::global_to_shared_3d(dst, map_b, n, kb, zb, bar);
                         }
                     } else if PAIRS && TRANS_B {
                         // half of the pair's K-major B rows (the map's box), into both CTAs
                         let half = BN / 2;
                         let (dst, n) = (b_tile(s) + rank * half * ROW_BYTES, tile.n0 + rank * half);
-                        tma::global_to_shared_3d_multicast(dst, map_b, (k0, n, zb), bar, 0b11);
+                        tma::global_to_shared_3d_multicast(dst, map_b, (kb, n, zb), bar, 0b11);
                     } else if TRANS_B {
-                        tma::global_to_shared_3d(b_tile(s), map_b, k0, tile.n0, zb, bar);
+                        tma::global_to_shared_3d(b_tile(s), map_b, kb, tile.n0, zb, bar);
                     } else {
                         // N-major B: boxes of 64 n × 64 k (pairs: every other one, into both CTAs)
                         for j in 0..BN / MN_BOX {
                             let (dst, n) = (b_tile(s) + j * MN_BOX_BYTES, tile.n0 + j * MN_BOX);
                             if !PAIRS {
-                                tma::global_to_shared_3d(dst, map_b, n, k0, zb, bar);
+                                tma::global_to_shared_3d(dst, map_b, n, kb, zb, bar);
                             } else if j % 2 == rank {
-                                let at = (n, k0, zb);
+                                let at = (n, kb, zb);
                                 tma::global_to_shared_3d_multicast(dst, map_b, at, bar, 0b11);
                             }
                         }
