@@ -153,3 +153,17 @@ fn a_misaligned_c_is_staged_before_the_parts() {
     let aligned = problem(&Gemm::new(300, 256, 517));
     assert!(Output::new(&aligned).staging.is_none() && Output::new(&aligned).bytes == 0);
 }
+
+#[test]
+fn every_3xtf32_k_tile_lies_in_one_third() {
+    // parts written once are read in thirds of `P`, a multiple of LINE: a k-tile that divides
+    // LINE never straddles two thirds (`flags::TF32X3_PARTS` maps whole k-tiles)
+    let kernels: Vec<_> = KERNELS
+        .iter()
+        .filter(|s| s.math == Math::MmaTf32x3)
+        .collect();
+    assert!(!kernels.is_empty());
+    for s in kernels {
+        assert_eq!(LINE % s.block.k as usize, 0, "{}", s.name);
+    }
+}
