@@ -73,9 +73,10 @@ pub fn split(x: u32, rna: impl Fn(u32) -> u32) -> (u32, u32) {
 /// the source is 16-byte aligned and the 4 lie in range (else one load each), and writes 4
 /// consecutive k of one row of each part per half with one 16-byte store where the parts are
 /// aligned (else one store each); k from `p.k` up to `p.written_k` is written as zeros. Measured
-/// on the H200 (docs/f32-log.md): with one 32×32 tile a block (one load in flight per thread),
-/// 73% of its DRAM bandwidth, where one 4-byte access per element was bound by instruction issue
-/// at 55%.
+/// (docs/f32-log.md): one 32×32 tile a block (one load in flight per thread), 73% of the H200's
+/// DRAM bandwidth, where one 4-byte access per element was bound by instruction issue at 55%;
+/// these two halves, 72–77% of the H100's, as were K-major sources written from registers
+/// without the shared tile (attempt 8): the limit is not the tile.
 ///
 /// # Safety
 /// Launched with [`THREADS`] threads and [`SMEM_BYTES`] of dynamic shared memory; every element
