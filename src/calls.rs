@@ -425,6 +425,21 @@ impl Context {
         cuts: Cuts,
     ) -> Result<Plan> {
         let plan = self.plan_problem(spec, problem, cuts)?;
+        // SAFETY: as this function's contract; the plan is `plan_problem`'s for `problem` and
+        // `cuts`.
+        unsafe { self.launch_plan(plan, problem, stream) }
+    }
+
+    /// Launches `plan` ([`Context::plan_problem`]'s for `problem`) on `stream`.
+    ///
+    /// # Safety
+    /// As [`Context::launch_problem`], with the `cuts` the plan was made with.
+    pub(crate) unsafe fn launch_plan(
+        &self,
+        plan: Plan,
+        problem: &Problem,
+        stream: CUstream,
+    ) -> Result<Plan> {
         let func = self.function(plan.kernel, "kernel")?;
         if plan.stream_k > 0 {
             // SAFETY: as this function's contract; stream-K plans only come with `cuts.stream_k`,

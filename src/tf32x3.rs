@@ -297,12 +297,11 @@ fn split_kernel() -> Result<&'static KernelSpec> {
         .ok_or_else(|| Error::Unsupported("no TF32 split kernel in this build".into()))
 }
 
-/// The product of one chunk ([`Context::tf32x3_product`]): its parts, the TF32 GEMM over them, its
-/// kernel and plan.
+/// The product of one chunk ([`Context::tf32x3_product`]): its parts, the TF32 GEMM over them and
+/// its plan (the kernel dispatch picks, and the cut).
 struct Product {
     chunk: Chunk,
     inner: Problem,
-    spec: &'static KernelSpec,
     plan: Plan,
 }
 
@@ -387,17 +386,12 @@ impl Context {
             let inner = chunk.problem(outer, math, buffer, first)?;
             let spec = self.select(&inner, self.cuts())?;
             let plan = self.plan_problem(spec, &inner, self.cuts())?;
-            Ok(Product {
-                chunk,
-                inner,
-                spec,
-                plan,
-            })
+            Ok(Product { chunk, inner, plan })
         };
         if math.contains(&Math::MmaTf32x3) {
             let once = product(Layout::Once)?;
             let sliced = once.plan.split.is_split() || once.plan.tail.is_some();
-            if once.spec.math == Math::MmaTf32x3 && !sliced {
+            if once.plan.kernel.math == Math::MmaTf32x3 && !sliced {
                 return Ok(once);
             }
         }
@@ -444,7 +438,7 @@ impl Context {
         // staging buffer's first `output.bytes`; each split reads its k-range of the caller's
         // validated operand and writes its parts after them inside the staging buffer, which
         // holds `bytes` (the first, longest chunk's) and stays locked until all is enqueued; the
-        // products read the parts and write C as `launch_problem`'s contract says. All on the
+        // products read the parts and write C as `launch_plan`'s contract says. All on the
         // context's stream, in order.
         unsafe {
             if let Some(s) = &output.staging {
@@ -456,7 +450,10 @@ impl Context {
             for k0 in (0..k).step_by(len) {
                 let len = len.min(k - k0);
                 let Product {
-                    chunk, inner, spec, ..
+                    chunk,
+                    inner,
+                    plan: product,
+                    ..
                 } = self.tf32x3_product(&outer, len, Some(parts_at), k0 == 0)?;
                 let parts = [
                     (&chunk.a, problem.a(), addrs.a, parts_at),
@@ -468,7 +465,7 @@ impl Context {
                         Plan::with_grid(split, split_grid(&p), split_tf32::SMEM_BYTES);
                     launch::launch(self.cuda(), cu, split_fn, &launch_plan, &p)?;
                 }
-                let ran = self.launch_problem(spec, &inner, cu, self.cuts())?;
+                let ran = self.launch_plan(product, &inner, cu)?;
                 plan.get_or_insert(ran);
             }
             if let Some((elem, p)) = output
