@@ -2,8 +2,8 @@
 //! stream (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`, as serving frameworks capture decode loops)
 //! launch nothing while captured, and every replay writes the bits of the direct call: decode
 //! calls split along K (the workspace is the context's, allocated once), a short-wave call that
-//! streams k on Hopper (the same workspace), unsplit calls on the sm_80 and the Hopper kernels,
-//! f16, bf16, tf32 and fp32.
+//! streams k on Hopper (the same workspace), unsplit calls on the sm_80 and the Hopper kernels (a
+//! 64-row `nn` decode call on the swapped 32×64 ping-pong tile), f16, bf16, tf32 and fp32.
 //!
 //! As cudarc's own graph tests do, the test turns off cudarc's per-buffer event tracking: with
 //! it on, a buffer last written before the capture makes the capture wait on uncaptured work
@@ -83,6 +83,7 @@ fn path<I: TestElem, O: TestElem>(precision: Precision) {
     for (m, n, k, tb) in [
         (1, 4096, 4096, false),
         (16, 4096, 4096, true),
+        (64, 4096, 4096, false),
         (7, 1000, 4099, false),
         (1024, 1024, 512, true),
         (1152, 1152, 4096, false),

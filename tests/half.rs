@@ -385,20 +385,26 @@ fn one_wave_of_128x144_tiles() {
 /// on every GPU, 48 rows leaving a row tail, and a k tail.
 fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
     let Some(ctx) = gpu() else { return false };
-    for (m, k, ta) in [(48, 4096, false), (64, 4128, true)] {
-        let g = tcgemm::Gemm::new(m, 4096, k).trans_a(ta).trans_b(true);
+    // (`nn`: the swapped tile, 32 rows × 64 columns of C, stored transposed)
+    for (m, k, ta, tb) in [
+        (48, 4096, false, true),
+        (64, 4128, true, true),
+        (48, 4128, false, false),
+        (64, 4096, false, false),
+    ] {
+        let g = tcgemm::Gemm::new(m, 4096, k).trans_a(ta).trans_b(tb);
         let plan = ctx.plan::<I, O>(&g).unwrap();
         if ctx.capabilities().hopper {
             assert_eq!(
                 (plan.kernel.block.n, plan.split.slices),
                 (32, 1),
                 "{m}x4096x{k} {}: {}",
-                lay(ta, true),
+                lay(ta, tb),
                 plan.kernel.name
             );
         }
-        let label = format!("{m}x4096x{k} {}", lay(ta, true));
-        let case = Case::<I, O>::new(label, Problem::new(m, 4096, k).trans(ta, true), rng);
+        let label = format!("{m}x4096x{k} {}", lay(ta, tb));
+        let case = Case::<I, O>::new(label, Problem::new(m, 4096, k).trans(ta, tb), rng);
         run_check(&case, "default", ctx, None);
     }
     true

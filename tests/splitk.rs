@@ -375,13 +375,14 @@ fn tma_splits() {
 }
 
 /// On Hopper, calls of 33 to 64 rows split on the 64-row TMA tile (two `wgmma.m64n64` consumers
-/// splitting the tile's columns), every layout, odd N and K tails.
+/// splitting the tile's columns), every layout, odd N and K tails. (64×4096×4096 `nn` runs the
+/// swapped 32-wide ping-pong tile unsplit, one wave of 128 tiles: its half, 64×2048×4096, splits.)
 #[test]
 fn tma_64_row_tiles_split() {
     tma_split_shapes(
         "splitk tma 64 rows",
         &[
-            (64, 4096, 4096, false, false),
+            (64, 2048, 4096, false, false),
             (48, 2048, 4096, false, true),
             (56, 1000, 4160, true, false),
             (33, 4104, 8192, true, true),

@@ -231,15 +231,18 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide
-/// ping-pong tiles (`*_64x32x64_w64x32_s16_tma_pp`, 16-bit, K-major B) were measured on and serve,
-/// one wave of 128 tiles at 4096 columns, each CTA streaming 32 columns of B over all of k, unsplit
-/// (H200, docs/decode-log.md, session 66, the builds with and without them alternated three
-/// times in one call): 64×4096×4096 `nt` f16 / bf16 125.3 / 126.2 TFLOPS against 117.9 / 118.9 on
-/// the 64×128 tile split in two, `tt` 125.3 / 123.8 against 118.6 / 118.3, 48×4096×4096 `nt`
-/// 91.2 / 91.5 against 88.8 / 90.4. Elsewhere they are no candidates: with more rows they ran
-/// 0.49–0.60× cuBLAS (128×4096×4096, 128×4096×14336 `nt`, forced), 64×4096×11008 `nt`
-/// 0.94–0.96× the split tile (which the time model keeps), and as short batched items they are
-/// unmeasured.
+/// ping-pong tiles (`*_64x32x64_w64x32_s16_tma_pp`, 16-bit, K-major B, and `nn` swapped) were
+/// measured on and serve, one wave of 128 tiles (at 4096 columns; swapped, 32 rows × 64 columns of
+/// C each, also at ≤ 32 rows and 8192 columns), each CTA streaming its columns of B over all of k,
+/// unsplit (docs/decode-log.md, the builds with and without them alternated in one call). H200,
+/// session 66: 64×4096×4096 `nt` f16 / bf16 125.3 / 126.2 TFLOPS against 117.9 / 118.9 on the
+/// 64×128 tile split in two, `tt` 125.3 / 123.8 against 118.6 / 118.3, 48×4096×4096 `nt` 91.2 /
+/// 91.5 against 88.8 / 90.4. H100, session 68, `nn` swapped: 64×4096×4096 1.09–1.19× the split
+/// tile, 48×4096×4096 1.07–1.12×, 32×8192×8192 1.04× the 64×64 ping-pong tile, 32×8192×28672
+/// 1.07× the streamed 64×128 tile, 64×4096×512 0.98–0.99× the 16-row `mma.sync` tile. Elsewhere
+/// they are no candidates: with more rows they ran 0.49–0.60× cuBLAS (128×4096×4096,
+/// 128×4096×14336 `nt`, forced), 64×4096×11008 `nt` 0.94–0.96× the split tile (which the time
+/// model keeps), and as short batched items they are unmeasured.
 fn decode_rows(p: &Problem) -> bool {
     let g = p.gemm();
     g.batch == 1 && g.m <= 64

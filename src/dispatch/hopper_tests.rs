@@ -249,8 +249,9 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
     assert_eq!(pick(1024, 2048, 2048), (true, 128, 128, 1));
     // slices of 56 k-tiles pay: the 128×256 tile split 4 ways stays ahead of the unsplit 64×128
     assert_eq!(pick(256, 4096, 14336), (true, 128, 256, 4));
-    // no unsplit persistent kernel fills the SMs: the split stays (64 rows: the 64×128 tile)
-    assert_eq!(pick(64, 4096, 4096), (true, 64, 128, 4));
+    // 64 rows: one wave of the 32-wide ping-pong tile, swapped (`nn`: 128 tiles of 32 rows × 64
+    // columns of C), unsplit
+    assert_eq!(pick(64, 4096, 4096), (true, 64, 32, 1));
     // 24 rows: the 128×64 tile's 64 items fill the SMs under stream-K but pad 5×; the 64×128
     // tile, which counts the rows as free, keeps its 4 slices
     assert_eq!(pick(24, 4096, 4096), (true, 64, 128, 4));

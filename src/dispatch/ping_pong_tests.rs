@@ -208,10 +208,11 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
     assert!(f16.iter().all(|p| !p.0));
 }
 
-/// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B
-/// take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200, 64×4096×4096 `nt`
-/// and `tt` 1.05–1.06× the 64×128 tile split in two); deeper ones, more rows, an N-major B or
-/// fewer columns keep the 64-row tiles.
+/// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B,
+/// and `nn` calls of one wave of their swapped 32×64 tiles of C (also ≤ 32 rows at 7616–8448
+/// columns), take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200,
+/// 64×4096×4096 `nt` and `tt` 1.05–1.06× the 64×128 tile split in two; H100, `nn` swapped
+/// 1.09–1.19×); deeper ones, more rows, `tn` or fewer columns keep the 64-row tiles.
 #[test]
 fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
     let pick = |m, n, k, ta, tb, i, o| {
@@ -228,21 +229,34 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         (Elem::Bf16, Elem::F32),
     ] {
         // (the shapes of tests/half.rs's GPU check among them: 48 rows, a k tail of 32)
-        for (m, k, ta) in [
-            (64, 4096, false),
-            (64, 4096, true),
-            (48, 4096, false),
-            (64, 4128, true),
+        // (`nn`: the swapped tile, 32 rows × 64 columns of C)
+        for (m, k, ta, tb) in [
+            (64, 4096, false, true),
+            (64, 4096, true, true),
+            (48, 4096, false, true),
+            (64, 4128, true, true),
+            (64, 4096, false, false),
+            (48, 4128, false, false),
         ] {
             let want = (Family::TmaPingPong, 32, 1);
             assert_eq!(
-                pick(m, 4096, k, ta, true, i, o),
+                pick(m, 4096, k, ta, tb, i, o),
                 want,
-                "{m}x4096x{k} {ta} {i:?}"
+                "{m}x4096x{k} {ta} {tb} {i:?}"
+            );
+        }
+        // swapped, ≤ 32 rows: 128 tiles at 8192 columns
+        for (m, k) in [(32, 8192), (24, 28672)] {
+            let want = (Family::TmaPingPong, 32, 1);
+            assert_eq!(
+                pick(m, 8192, k, false, false, i, o),
+                want,
+                "{m}x8192x{k} nn {i:?}"
             );
         }
         for (m, n, k, ta, tb) in [
-            (64, 4096, 4096, false, false),
+            (64, 4096, 4096, true, false),
+            (32, 4096, 4096, false, false),
             (128, 4096, 4096, false, true),
             (64, 4096, 11008, false, true),
             (48, 2048, 4096, false, true),

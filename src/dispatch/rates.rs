@@ -17,8 +17,9 @@
 /// H200 model on 2026-12-05 (session 66, `tune` filtered to them, the 64×64 ping-pong and the
 /// 64×128 tiles; rows in docs/tune.md) and set by hand: that run's fit over its own kernels gave
 /// them 38–39 and the 48 reference rows 57–100, 0.59–0.71 (geomean 0.63) of their rates here, so
-/// 38.5 × 0.63 ≈ 24. Dispatch admits them on one wave of decode rows only
-/// (`admission::decode_rows`).
+/// 38.5 × 0.63 ≈ 24. The 16-bit `nn_swap` 32-wide rows (the `tt` body, the call's B as its A)
+/// start at their `tt` twins' 24, as the 128×144 ones did. Dispatch admits them on one wave of
+/// decode rows only (`admission::decode_rows`).
 ///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
@@ -31,6 +32,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_nn_64x128x64_w64x64_s8_tma", 47),
     ("bf16_bf16_nn_64x64x64_w64x64_s12_tma_pp", 37),
     ("bf16_bf16_nn_swap_128x144x64_w64x144_s5_tma", 77),
+    ("bf16_bf16_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_nt_128x128x64_w64x128_s6_ldg", 15),
     ("bf16_bf16_nt_128x128x64_w64x128_s6_tma", 77),
     ("bf16_bf16_nt_128x144x64_w64x144_s5_tma", 79),
@@ -68,6 +70,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_f32_nn_64x128x64_w64x64_s8_tma", 46),
     ("bf16_f32_nn_64x64x64_w64x64_s12_tma_pp", 36),
     ("bf16_f32_nn_swap_128x144x64_w64x144_s5_tma", 73),
+    ("bf16_f32_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_nt_128x128x64_w64x128_s6_ldg", 14),
     ("bf16_f32_nt_128x128x64_w64x128_s6_tma", 73),
     ("bf16_f32_nt_128x144x64_w64x144_s5_tma", 75),
@@ -105,6 +108,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f16_nn_64x128x64_w64x64_s8_tma", 50),
     ("f16_f16_nn_64x64x64_w64x64_s12_tma_pp", 41),
     ("f16_f16_nn_swap_128x144x64_w64x144_s5_tma", 77),
+    ("f16_f16_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_nt_128x128x64_w64x128_s6_ldg", 15),
     ("f16_f16_nt_128x128x64_w64x128_s6_tma", 79),
     ("f16_f16_nt_128x144x64_w64x144_s5_tma", 79),
@@ -142,6 +146,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_nn_64x128x64_w64x64_s8_tma", 46),
     ("f16_f32_nn_64x64x64_w64x64_s12_tma_pp", 36),
     ("f16_f32_nn_swap_128x144x64_w64x144_s5_tma", 74),
+    ("f16_f32_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_nt_128x128x64_w64x128_s6_ldg", 14),
     ("f16_f32_nt_128x128x64_w64x128_s6_tma", 74),
     ("f16_f32_nt_128x144x64_w64x144_s5_tma", 76),

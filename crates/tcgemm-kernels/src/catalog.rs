@@ -254,15 +254,19 @@ rules::catalog! {
         // 64×32 ping-pong tiles (`wgmma.m64n32`) for LLM decode (M ≤ 64): 4096 columns are 128
         // tiles, a wave of CTAs each streaming its 32 columns of the weights over all of k, unsplit
         // (cuBLAS's `nvjet_sm90_hsh_64x32_64x16_1x2_h_bz_NNT`, issue 14). 16 stages of 12 KiB (64
-        // KiB of B in flight); 16-bit inputs with a K-major B only (`nt`, `tt`: B's MN-major boxes
-        // are 64 columns wide). H200: 64×4096×4096 `nt`/`tt` 1.05–1.06× the 64×128 tile split in
-        // two; dispatch takes them on one wave of decode rows only (`admission::decode_rows`).
+        // KiB of B in flight); 16-bit inputs with a K-major B (`nt`, `tt`: B's MN-major boxes are
+        // 64 columns wide), and `nn` as the swapped product (`nn_swap`: the `tt` body, the call's
+        // N-major B its A in one 64-column box; a 32×64 tile of C stored transposed from
+        // registers). H200: 64×4096×4096 `nt`/`tt` 1.05–1.06× the 64×128 tile split in two; H100,
+        // `nn_swap`: 64×4096×4096 1.09–1.19×, 32×8192×8192 1.04×, 32×8192×28672 1.07× dispatch's
+        // picks before it; dispatch takes them on one wave of decode rows only
+        // (`admission::decode_rows`).
         // The TF32 64×32×32 tile measured no faster than dispatch's TF32 picks (64×4096×4096 `nn`
         // 56.1 against 68.3 TFLOPS, `nt` 77.0 against 76.6) and is not built (docs/decode-log.md).
-        TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt],
-        TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt],
-        TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt],
-        TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt],
+        TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
+        TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
+        TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
+        TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
         // sm_90a, the 128×256 and 128×192 tiles in clusters of two sharing B's loads (multicast):
         // per CTA a third (128×256) or 30% (128×192) less read from L2 per k-tile. Dispatch takes
         // them, in place of the same tiles alone, where TMA would read A or B off 32-byte sectors
@@ -424,7 +428,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncMultistage), 131);
         assert_eq!(count(Family::TmaWarpSpecialized), 116);
         assert_eq!(count(Family::TmaRegisterA), 9);
-        assert_eq!(count(Family::TmaPingPong), 48);
+        assert_eq!(count(Family::TmaPingPong), 52);
         assert_eq!(count(Family::TmaPairs), 34);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));

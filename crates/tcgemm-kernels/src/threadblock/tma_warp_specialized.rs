@@ -106,8 +106,9 @@ unsafe fn gemm_with_accumulators<
     // (f32 output: `store_rows` is the only writer that takes its permuted rows)
     const { assert!(!REG_A || (TRANS_A && !T::MN_MAJOR_OK && !LDG && O::IS_F32)) };
     // swapped: a tile of Cᵀ, stored transposed from registers: the permuted rows of
-    // register-sourced A (f32 output), or the TMA-fed consumers' rows of a 128-row tile
-    const { assert!(!SWAP_AB || REG_A || (!LDG && !PING_PONG)) };
+    // register-sourced A (f32 output), or the TMA-fed consumers' rows (of a 128-row tile, or a
+    // ping-pong consumer's whole 64-row tile)
+    const { assert!(!SWAP_AB || REG_A || !LDG) };
     // pairs: TMA-fed cooperative consumers of unswapped tiles, each CTA of a cluster of two along
     // x taking one 128-row half of a `2·BM × BN` work unit (rank r: rows r·BM..), loading its own A
     // and half of the B both read, multicast into both
