@@ -42,7 +42,7 @@
 //! accesses).
 
 use crate::problem::Problem;
-use tcgemm_kernels::config::{Elem, KernelSpec, Role};
+use tcgemm_kernels::config::{Elem, Family, KernelSpec, Role};
 use tcgemm_kernels::params::{flags, GemmParams, SplitTail, FUSED_TAIL_BYTES};
 
 /// Most slices one call is split into.
@@ -234,6 +234,11 @@ pub(crate) fn may_split(problem: &Problem, tiles: u64, sm_count: u32) -> bool {
 pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> Option<(u32, u32)> {
     let g = problem.gemm();
     if kernel.role() != Role::Gemm || kernel.output != Elem::F32 {
+        return None;
+    }
+    // the 32-wide ping-pong tiles stream all of k, unsplit, where dispatch admits them
+    // (`dispatch::admission`: measured so, on one wave or, swapped, on half of one)
+    if kernel.family == Family::TmaPingPong && kernel.block.n < 64 {
         return None;
     }
     let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));

@@ -16,7 +16,8 @@ use super::sixteen_bit;
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits; the 32-wide ones only
-///   on one wave of decode rows ([`decode_rows`]);
+///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows on
+///   half a wave or more ([`few_rows_on_half_a_wave`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
@@ -40,7 +41,10 @@ pub(crate) fn admits<'k>(
             false
         }
         Family::TmaPingPong if spec.block.n < 64 => {
-            decode_rows(p) && sm_count.is_some_and(|sms| one_wave_of_tiles(spec, p, sms))
+            decode_rows(p)
+                && sm_count.is_some_and(|sms| {
+                    one_wave_of_tiles(spec, p, sms) || few_rows_on_half_a_wave(spec, p, sms)
+                })
         }
         Family::TmaPingPong => {
             short
@@ -228,6 +232,23 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
         100 * tiles >= u64::from(super::full_fill_percent(spec, p)) * sms
     };
     g.batch == 1 && fills && tiles <= sms
+}
+
+/// Whether the swapped 32-wide ping-pong tile `spec` (`nn_swap`, 32 rows × 64 columns of C a tile)
+/// serves `p`, of 8 to 32 rows, on at least 45% of a wave of `sm_count` SMs and at most one: each of
+/// its CTAs streams 64 columns of the weights over all of k, unsplit, where dispatch's other picks
+/// split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside dispatch,
+/// two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows 1.20–1.27×, 16 and 8
+/// rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and 32×6144×4096
+/// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Admitted, they still compete on the time model,
+/// which takes them at 5120–6144 columns and keeps its picks at 4096 (64 tiles: a busiest SM
+/// with a whole tile's k) and at 16 rows or fewer; the splitter never cuts them
+/// (`splitk::choose`).
+fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
+    let g = p.gemm();
+    let tiles = p.tiles(spec.c_tile());
+    let sms = u64::from(sm_count);
+    spec.swaps_ab() && (8..=32).contains(&g.m) && 100 * tiles >= 45 * sms && tiles <= sms
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide

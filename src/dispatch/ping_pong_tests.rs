@@ -210,9 +210,11 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
 
 /// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B,
 /// and `nn` calls of one wave of their swapped 32×64 tiles of C (also ≤ 32 rows at 7616–8448
-/// columns), take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200,
-/// 64×4096×4096 `nt` and `tt` 1.05–1.06× the 64×128 tile split in two; H100, `nn` swapped
-/// 1.09–1.19×); deeper ones, more rows, `tn` or fewer columns keep the 64-row tiles.
+/// columns) or, of 8 to 32 rows, of half a wave or more where the time model ranks them first,
+/// take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200, 64×4096×4096 `nt`
+/// and `tt` 1.05–1.06× the 64×128 tile split in two; H100, `nn` swapped 1.09–1.19×); deeper ones,
+/// more rows, `tn` or fewer columns keep the 64-row tiles, and so, by the time model, do ≤ 32 rows
+/// at 4096 columns (64 swapped tiles; forced, 1.20× faster on the H100: docs/decode-log.md).
 #[test]
 fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
     let pick = |m, n, k, ta, tb, i, o| {
@@ -245,13 +247,19 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
                 "{m}x4096x{k} {ta} {tb} {i:?}"
             );
         }
-        // swapped, ≤ 32 rows: 128 tiles at 8192 columns
-        for (m, k) in [(32, 8192), (24, 28672)] {
+        // swapped, ≤ 32 rows: 128 tiles at 8192 columns, 80–96 (half a wave or more:
+        // `admission::few_rows_on_half_a_wave`) at 5120–6144, unsplit
+        for (m, n, k) in [
+            (32, 8192, 8192),
+            (24, 8192, 28672),
+            (32, 6144, 4096),
+            (17, 5120, 4096),
+        ] {
             let want = (Family::TmaPingPong, 32, 1);
             assert_eq!(
-                pick(m, 8192, k, false, false, i, o),
+                pick(m, n, k, false, false, i, o),
                 want,
-                "{m}x8192x{k} nn {i:?}"
+                "{m}x{n}x{k} nn {i:?}"
             );
         }
         for (m, n, k, ta, tb) in [

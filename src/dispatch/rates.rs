@@ -18,8 +18,8 @@
 /// 64×128 tiles; rows in docs/tune.md) and set by hand: that run's fit over its own kernels gave
 /// them 38–39 and the 48 reference rows 57–100, 0.59–0.71 (geomean 0.63) of their rates here, so
 /// 38.5 × 0.63 ≈ 24. The 16-bit `nn_swap` 32-wide rows (the `tt` body, the call's B as its A)
-/// start at their `tt` twins' 24, as the 128×144 ones did. Dispatch admits them on one wave of
-/// decode rows only (`admission::decode_rows`).
+/// start at their `tt` twins' 24, as the 128×144 ones did. Dispatch admits them on decode rows
+/// only (`admission::decode_rows`).
 ///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[

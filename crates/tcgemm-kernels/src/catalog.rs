@@ -259,8 +259,8 @@ rules::catalog! {
         // N-major B its A in one 64-column box; a 32×64 tile of C stored transposed from
         // registers). H200: 64×4096×4096 `nt`/`tt` 1.05–1.06× the 64×128 tile split in two; H100,
         // `nn_swap`: 64×4096×4096 1.09–1.19×, 32×8192×8192 1.04×, 32×8192×28672 1.07× dispatch's
-        // picks before it; dispatch takes them on one wave of decode rows only
-        // (`admission::decode_rows`).
+        // picks before it; dispatch takes them on decode rows only (`admission::decode_rows`: one
+        // wave, or swapped, of 8–32 rows, half of one).
         // The TF32 64×32×32 tile measured no faster than dispatch's TF32 picks (64×4096×4096 `nn`
         // 56.1 against 68.3 TFLOPS, `nt` 77.0 against 76.6) and is not built (docs/decode-log.md).
         TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
