@@ -378,10 +378,11 @@ fn one_wave_of_128x144_tiles() {
     all_types!(wave_of_128x144_tiles, &mut rng);
 }
 
-/// Decode rows whose 32-wide tiles fill one wave (at most 64 rows, 4096 columns, a K-major B): on
-/// a Hopper GPU dispatch takes the 64×32 ping-pong tile unsplit (`admission::decode_rows`), each
-/// CTA one tile over all of k; its consumers store C from registers where 32 columns are not whole
-/// 128-byte chunks (16-bit C), by TMA where they are (f32 C). Checked against the f64 reference
+/// Decode rows whose 32-wide tiles fill one wave (at most 64 rows, 4096 columns; `nn` on the
+/// swapped tile, 32 rows × 64 columns of C): on a Hopper GPU dispatch takes the 64×32 ping-pong
+/// tile unsplit (`admission::decode_rows`), each CTA one tile over all of k; its consumers store C
+/// from registers where 32 columns are not whole 128-byte chunks (16-bit C) or the tile is
+/// swapped (stored transposed), by TMA where they are (f32 C). Checked against the f64 reference
 /// on every GPU, 48 rows leaving a row tail, and a k tail.
 fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
     let Some(ctx) = gpu() else { return false };

@@ -235,15 +235,15 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` (`nn_swap`, 32 rows × 64 columns of C a tile)
-/// serves `p`, of 8 to 32 rows, on at least 45% of a wave of `sm_count` SMs and at most one: each of
-/// its CTAs streams 64 columns of the weights over all of k, unsplit, where dispatch's other picks
-/// split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside dispatch,
+/// serves `p`, of 8 to 32 rows, on at least 45% of a wave of `sm_count` SMs and at most one: each
+/// of its CTAs streams 64 columns of the weights over all of k, unsplit, where dispatch's other
+/// picks split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside dispatch,
 /// two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows 1.20–1.27×, 16 and 8
 /// rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and 32×6144×4096
-/// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Admitted, they still compete on the time model,
-/// which takes them at 5120–6144 columns and keeps its picks at 4096 (64 tiles: a busiest SM
-/// with a whole tile's k) and at 16 rows or fewer; the splitter never cuts them
-/// (`splitk::choose`).
+/// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Admitted, they still compete
+/// on the time model, which takes them at 5120–6144 columns and keeps its picks at 4096 (64
+/// tiles: a busiest SM with a whole tile's k) and at 16 rows or fewer; the splitter never cuts
+/// them (`splitk::choose`).
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
