@@ -575,7 +575,7 @@ pub(crate) mod memo;
 pub(crate) mod rates;
 
 mod admission;
-pub(crate) use admission::{admits, pairs_of, streams, thin};
+pub(crate) use admission::{admits, pairs_of, streams, streams_whole_k, thin};
 
 #[cfg(test)]
 mod error_tests;

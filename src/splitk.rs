@@ -42,7 +42,7 @@
 //! accesses).
 
 use crate::problem::Problem;
-use tcgemm_kernels::config::{Elem, Family, KernelSpec, Role};
+use tcgemm_kernels::config::{Elem, KernelSpec, Role};
 use tcgemm_kernels::params::{flags, GemmParams, SplitTail, FUSED_TAIL_BYTES};
 
 /// Most slices one call is split into.
@@ -236,9 +236,9 @@ pub(crate) fn choose(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> O
     if kernel.role() != Role::Gemm || kernel.output != Elem::F32 {
         return None;
     }
-    // the 32-wide ping-pong tiles stream all of k, unsplit, where dispatch admits them
-    // (`dispatch::admission`: measured so, on one wave or, swapped, on half of one)
-    if kernel.family == Family::TmaPingPong && kernel.block.n < 64 {
+    // the 32-wide ping-pong tiles stream all of k, unsplit, where dispatch admits them (measured
+    // so, on one wave or, swapped, on half of one)
+    if crate::dispatch::streams_whole_k(kernel) {
         return None;
     }
     let (k, bk) = (g.k as u64, u64::from(kernel.block.k.max(1)));

@@ -453,7 +453,6 @@ impl Context {
                     chunk,
                     inner,
                     plan: product,
-                    ..
                 } = self.tf32x3_product(&outer, len, Some(parts_at), k0 == 0)?;
                 let parts = [
                     (&chunk.a, problem.a(), addrs.a, parts_at),

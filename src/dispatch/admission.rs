@@ -40,7 +40,7 @@ pub(crate) fn admits<'k>(
         {
             false
         }
-        Family::TmaPingPong if spec.block.n < 64 => {
+        Family::TmaPingPong if streams_whole_k(spec) => {
             decode_rows(p)
                 && sm_count.is_some_and(|sms| {
                     one_wave_of_tiles(spec, p, sms) || few_rows_on_half_a_wave(spec, p, sms)
@@ -234,12 +234,19 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
     g.batch == 1 && fills && tiles <= sms
 }
 
+/// Whether `spec` is a 32-wide ping-pong tile (`*_64x32x64_w64x32_s16_tma_pp`): a decode tile
+/// whose CTAs each stream their columns of B over all of k, admitted only where that was measured
+/// to pay ([`decode_rows`]) and never cut along K (`splitk::choose`).
+pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
+    spec.family == Family::TmaPingPong && spec.block.n < 64
+}
+
 /// Whether the swapped 32-wide ping-pong tile `spec` (`nn_swap`, 32 rows × 64 columns of C a tile)
 /// serves `p`, of 8 to 32 rows, on at least 45% of a wave of `sm_count` SMs and at most one: each
 /// of its CTAs streams 64 columns of the weights over all of k, unsplit, where dispatch's other
-/// picks split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside dispatch,
-/// two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows 1.20–1.27×, 16 and 8
-/// rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and 32×6144×4096
+/// picks split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside
+/// dispatch, two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows 1.20–1.27×, 16
+/// and 8 rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and 32×6144×4096
 /// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Admitted, they still compete
 /// on the time model, which takes them at 5120–6144 columns and keeps its picks at 4096 (64
 /// tiles: a busiest SM with a whole tile's k) and at 16 rows or fewer; the splitter never cuts

@@ -1,17 +1,19 @@
 //! The TF32 split (`config::Family::SplitTf32`) behind `Precision::Tf32x3`: every f32 `x` of an
 //! operand becomes a TF32 high part `hi = rna(x)` and the TF32-rounded residual
 //! `lo = rna(x − hi)`, written K-major (`SplitParams`): as two parts `[hi | lo]` of each row,
-//! which the 3xTF32 kernels read as three thirds of a K three times as long (`flags::TF32X3_PARTS`),
-//! or as three parts, A `[hi | hi | lo]` and B `[hi | lo | hi]`, which any TF32 GEMM over `3·k`
-//! (both operands K-major: `nt`) reads as they are. Either way the product sums the three
-//! significant products `hi·hi + hi·lo + lo·hi` (3xTF32; `lo·lo` is dropped).
+//! which the 3xTF32 kernels read as three thirds of a K three times as long
+//! (`flags::TF32X3_PARTS`), or as three parts, A `[hi | hi | lo]` and B `[hi | lo | hi]`, which
+//! any TF32 GEMM over `3·k` (both operands K-major: `nt`) reads as they are. Either way the
+//! product sums the three significant products `hi·hi + hi·lo + lo·hi` (3xTF32; `lo·lo` is
+//! dropped).
 //!
 //! Blocks of [`THREADS`] take [`TILE_W`]×[`TILE_K`] tiles of (width, k), grid-stride along x
 //! over the tiles and along y over the batch items: each thread reads four elements of each half
 //! of the tile along the source's contiguous dimension (coalesced), into a padded shared-memory
-//! tile, then writes four along k of each half, each part (coalesced). `x − hi` is exact in f32 (`hi` is `x` rounded at bit
-//! 13), so `lo` carries the next 11 significant bits. An `x` that rounds up to infinity keeps its
-//! truncation as `hi`; an infinite or NaN `x` is its own `hi` with `lo = 0`.
+//! tile, then writes four along k of each half, each part (coalesced). `x − hi` is exact in f32
+//! (`hi` is `x` rounded at bit 13), so `lo` carries the next 11 significant bits. An `x` that
+//! rounds up to infinity keeps its truncation as `hi`; an infinite or NaN `x` is its own `hi` with
+//! `lo = 0`.
 
 #[cfg(target_arch = "nvptx64")]
 use {
