@@ -338,7 +338,11 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
 /// where [`streams`] says. The ping-pong kernels ([`Family::TmaPingPong`]) are candidates for
 /// batches of short items ([`admission::short_items`]), and there the cooperative `wgmma`
 /// kernels of their maths are not; and, beside the cooperative ones, for 16-bit calls that fill
-/// one wave with their tiles ([`admission::one_wave_of_tiles`]).
+/// one wave with their tiles ([`admission::one_wave_of_tiles`]). With `sm_count`, a swapped
+/// 32-wide ping-pong tile on a call of 8 to 32 rows whose tiles fill half a wave or more but under
+/// one, at least 1024 deep, takes the call before any of the order above
+/// ([`admission::streams_few_rows`]): the time model counts multiply-adds, and such a call is
+/// bound by reading the weights.
 ///
 /// With `sm_count`, where a persistent (`wgmma`) kernel fills the SMs ([`fill_tier`]) without
 /// k-slices (stream-K counts as unsplit), the persistent kernels that pad as much or more and
@@ -411,6 +415,16 @@ pub(crate) fn select<'a>(
         .copied()
         .filter(|&(s, _)| admits(s, p, sm_count, ping_pong, pairs))
         .collect();
+    // a swapped 32-wide tile streaming the weights of a few rows takes the call
+    if let Some(sms) = sm_count {
+        let streaming = candidates
+            .iter()
+            .filter(|&&(s, _)| admission::streams_few_rows(s, p, sms))
+            .min_by_key(|&&(s, _)| preference(s));
+        if let Some(&(s, _)) = streaming {
+            return Some(s);
+        }
+    }
     // the least padding of a persistent kernel that fills the SMs unsplit: short splits of
     // persistent kernels that pad as much or more are out
     let unsplit_padding = sm_count.and_then(|sms| {

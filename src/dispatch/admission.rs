@@ -17,7 +17,8 @@ use super::sixteen_bit;
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits; the 32-wide ones only
 ///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows on
-///   half a wave or more ([`few_rows_on_half_a_wave`]);
+///   half a wave or more ([`few_rows_on_half_a_wave`]; there, under one wave and from 1024 deep,
+///   they take the call: [`streams_few_rows`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
@@ -247,15 +248,33 @@ pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
 /// picks split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside
 /// dispatch, two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows 1.20–1.27×, 16
 /// and 8 rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and 32×6144×4096
-/// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Admitted, they still compete
-/// on the time model, which takes them at 5120–6144 columns and keeps its picks at 4096 (64
-/// tiles: a busiest SM with a whole tile's k) and at 16 rows or fewer; the splitter never cuts
-/// them (`splitk::choose`).
+/// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Under one wave and from 1024
+/// deep they take the call ([`streams_few_rows`]); the splitter never cuts them
+/// (`splitk::choose`).
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
     spec.swaps_ab() && (8..=32).contains(&g.m) && 100 * tiles >= 45 * sms && tiles <= sms
+}
+
+/// Whether the swapped 32-wide ping-pong tile `spec` takes `p` over every other candidate
+/// ([`select`](super::select)): a decode call of 8 to 32 rows on half a wave of its tiles or more
+/// ([`few_rows_on_half_a_wave`]) but under one ([`one_wave_of_tiles`]), at least 1024 deep. There
+/// every CTA streams 64 columns of the weights over all of k and the call is bound by reading
+/// them, which the time model (the busiest SM's multiply-adds over a compute rate) does not count:
+/// it ranks a 64×128 tile that computes 64 rows for the call's 32, split along K and summed in a
+/// second launch, or the 16-row `mma.sync` tile split 8 ways, ahead of it at 4096 columns (64
+/// tiles) and at 16 rows or fewer, where the swapped tile, forced, ran 1.08–1.33× faster (H100,
+/// the table above [`few_rows_on_half_a_wave`]). On a whole wave (8192 columns) and under 1024
+/// deep the time model still ranks it: there 8 to 16 rows were not measured on it, and 64×4096×512
+/// ran 0.98–0.99× the `mma.sync` tile.
+pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
+    streams_whole_k(spec)
+        && decode_rows(p)
+        && p.gemm().k >= 1024
+        && few_rows_on_half_a_wave(spec, p, sm_count)
+        && !one_wave_of_tiles(spec, p, sm_count)
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide

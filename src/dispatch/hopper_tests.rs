@@ -252,12 +252,13 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
     // 64 rows: one wave of the 32-wide ping-pong tile, swapped (`nn`: 128 tiles of 32 rows × 64
     // columns of C), unsplit
     assert_eq!(pick(64, 4096, 4096), (true, 64, 32, 1));
-    // 24 rows: the 128×64 tile's 64 items fill the SMs under stream-K but pad 5×; the 64×128
-    // tile, which counts the rows as free, keeps its 4 slices
-    assert_eq!(pick(24, 4096, 4096), (true, 64, 128, 4));
-    // 16 rows (not free on `wgmma` tiles for 16-bit inputs): the 16-row `mma.sync` tile, split 8
+    // 24 rows at 3072 columns (48 swapped 32-wide tiles, under half a wave: no
+    // `admission::streams_few_rows`): the 128×64 tile's 48 items fill the SMs under stream-K but
+    // pad 5×; the 64×128 tile, which counts the rows as free, keeps its 4 slices
+    assert_eq!(pick(24, 3072, 4096), (true, 64, 128, 4));
+    // 16 rows (not free on `wgmma` tiles for 16-bit inputs): the 16-row `mma.sync` tile, split 11
     // ways in its own tail
-    assert_eq!(pick(16, 4096, 4096), (false, 16, 128, 8));
+    assert_eq!(pick(16, 3072, 4096), (false, 16, 128, 11));
     let p = problem(&Gemm::new(1024, 1024, 1024), Elem::F16, Elem::F16, false);
     let big = KERNELS
         .iter()

@@ -210,11 +210,12 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
 
 /// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B,
 /// and `nn` calls of one wave of their swapped 32×64 tiles of C (also ≤ 32 rows at 7616–8448
-/// columns) or, of 8 to 32 rows, of half a wave or more where the time model ranks them first,
-/// take the 32-wide ping-pong tiles unsplit (`admission::decode_rows`; H200, 64×4096×4096 `nt`
-/// and `tt` 1.05–1.06× the 64×128 tile split in two; H100, `nn` swapped 1.09–1.19×); deeper ones,
-/// more rows, `tn` or fewer columns keep the 64-row tiles, and so, by the time model, do ≤ 32 rows
-/// at 4096 columns (64 swapped tiles; forced, 1.20× faster on the H100: docs/decode-log.md).
+/// columns, where the time model ranks them first) take the 32-wide ping-pong tiles unsplit
+/// (`admission::decode_rows`; H200, 64×4096×4096 `nt` and `tt` 1.05–1.06× the 64×128 tile split
+/// in two; H100, `nn` swapped 1.09–1.19×); and so do `nn` calls of 8 to 32 rows whose swapped
+/// tiles fill half a wave or more but under one, at least 1024 deep
+/// (`admission::streams_few_rows`); deeper ones, more rows, `tn`, fewer columns or, on a whole
+/// wave, 16 rows or fewer keep the other tiles.
 #[test]
 fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
     let pick = |m, n, k, ta, tb, i, o| {
@@ -247,13 +248,17 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
                 "{m}x4096x{k} {ta} {tb} {i:?}"
             );
         }
-        // swapped, ≤ 32 rows: 128 tiles at 8192 columns, 80–96 (half a wave or more:
-        // `admission::few_rows_on_half_a_wave`) at 5120–6144, unsplit
+        // swapped, 8 to 32 rows: 128 tiles at 8192 columns (17 to 32 rows, by the time model), 64–96
+        // (`admission::streams_few_rows`) at 4096–6144, unsplit
         for (m, n, k) in [
             (32, 8192, 8192),
             (24, 8192, 28672),
             (32, 6144, 4096),
             (17, 5120, 4096),
+            (12, 6144, 4096),
+            (32, 4096, 4096),
+            (24, 4096, 1024),
+            (8, 4096, 14336),
         ] {
             let want = (Family::TmaPingPong, 32, 1);
             assert_eq!(
@@ -264,7 +269,9 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         }
         for (m, n, k, ta, tb) in [
             (64, 4096, 4096, true, false),
-            (32, 4096, 4096, false, false),
+            (4, 4096, 4096, false, true),
+            (32, 2048, 4096, false, false),
+            (16, 8192, 8192, false, false),
             (128, 4096, 4096, false, true),
             (64, 4096, 11008, false, true),
             (48, 2048, 4096, false, true),
