@@ -160,153 +160,6 @@ impl KSplit {
     };
 }
 
-/// Percent (0..=100) of the device's SMs that `spec`'s grid for `p` keeps busy, when the call is
-/// cut along K as `cut` says:
-/// - a kernel of one block per tile (and slice): its first wave (the block scheduler spreads
-///   blocks over idle SMs before doubling up);
-/// - a persistent kernel: every wave (`work / (⌈work / SMs⌉ · SMs)`, each CTA looping over work
-///   items: the last wave's idle SMs cost as much as the first's), or 100 under stream-K, which
-///   evens out the waves. Except the 3xTF32 kernels ([`Math::MmaTf32x3`]) with fewer work items
-///   than SMs: there stream-K cuts every tile's k-loop among two or more CTAs, and their fill
-///   counts as their items' (H200, 3xTF32 1024³: the 128×192 tile's 48 items streamed ran
-///   32.5 TFLOPS against the 128×128 tile's 39.0 and the 64×128 tile's 128 unsplit 42.0,
-///   docs/f32-log.md attempt 5c; the other maths' tiles were not measured so).
-pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
-    let blocks = p
-        .tiles(spec.c_tile())
-        .saturating_mul(p.gemm().batch.max(1) as u64)
-        .saturating_mul(u64::from(cut.slices.max(1)));
-    if spec.family.persistent() {
-        if cut.stream_k && spec.math == Math::MmaTf32x3 && blocks < u64::from(sm_count) {
-            return (blocks * 100 / u64::from(sm_count.max(1))) as u32;
-        }
-        if cut.stream_k {
-            return 100;
-        }
-        return crate::streamk::wave_efficiency(blocks, sm_count) as u32;
-    }
-    (u128::from(blocks) * 100 / u128::from(sm_count.max(1))).min(100) as u32
-}
-
-/// [`fill_percent`] as [`select`] ranks it: 100 for a kernel that keeps at least
-/// [`full_fill_percent`] of the SMs busy (all such kernels fill equally well), else the percent.
-pub(crate) fn fill_tier(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
-    match fill_percent(spec, p, sm_count, cut) {
-        f if f >= full_fill_percent(spec, p) => 100,
-        f => f,
-    }
-}
-
-/// The fill from which [`fill_tier`] counts a kernel as filling the SMs: 75% for a kernel of one
-/// block per tile, 50% for a persistent (`wgmma`) kernel, 25% for the TF32 ping-pong tiles.
-///
-/// A persistent kernel's fill counts all its waves, and the time model ([`cost`], next in
-/// [`select`]'s order) counts what its idle SMs cost (the busiest CTA's k-tiles), so among
-/// persistent kernels from half a wave on the model decides, not the fill. Against the `mma.sync`
-/// tiles a `wgmma` tile half filling the SMs still finishes first: it computes about twice as
-/// fast per SM (H200, f16 4096³: 753 against 449 TFLOPS; TF32 about 400 against 200). Measured on
-/// the H200 (f16, every kernel forced, same run; docs/hopper-log.md, session 46): 1536³ on the
-/// 128×192 tile (96 items, 73% of a wave) 358 TFLOPS `nn` / 353 `nt` against 312 / 313 on the
-/// 128×128 tile under stream-K (144 items shared, full); 1792³ `nn` on the 128×256 tile (98 items,
-/// 74%) 432 against 413 on the 128×64 tile (392 items, 99%).
-///
-/// TF32 `mma.sync` runs at half the 16-bit rate, so at most 512 deep a TF32 ping-pong tile (one
-/// 64×64 or 64×128 item per CTA, [`admission`]) beats it from a quarter of a wave; in `tn`, whose
-/// producer transposes both operands, from 257 deep ([`quarter_wave_ping_pong`]).
-pub(crate) fn full_fill_percent(spec: &KernelSpec, p: &Problem) -> u32 {
-    match spec.family {
-        Family::TmaPingPong if quarter_wave_ping_pong(spec, p) => 25,
-        f if f.persistent() => PERSISTENT_FILL_PERCENT,
-        _ => 75,
-    }
-}
-
-/// The fill from which a persistent (`wgmma`) kernel counts as filling the SMs
-/// ([`full_fill_percent`]); the staging model counts a staged call at its flop rates from it too
-/// (`staging::model::narrow_32_floor`).
-pub(crate) const PERSISTENT_FILL_PERCENT: u32 = 50;
-
-/// Whether the ping-pong kernel `spec` fills the SMs for `p` from a quarter of a wave
-/// ([`full_fill_percent`]): TF32, `k` at most 512, and in `tn` (A and B MN-major, both transposed
-/// by the producer) more than 256.
-///
-/// H200, TF32, dispatch's picks before and after in one call, two rounds (docs/hopper-log.md,
-/// session 48): the 284 calls of 192–1024 rows and 256–1024 columns at most 512 deep whose pick
-/// moved, all from the 16-row `mma.sync` tile (unsplit) to the 64×64 ping-pong tile (33–66 tiles),
-/// 1.18× by geomean (ours / cuBLAS 0.81 → 0.92); `nn`/`nt`/`tt` 1.00–1.74× (512³ `nt` 16.9 →
-/// 28.3 TFLOPS), `tn` 1.06–1.10× at 512 deep but 0.99–1.02× at 256 and 0.94–0.97× at 128; with
-/// `tn` from 257 deep, the 240 calls that move 1.22× (0.998–1.736). Deeper
-/// calls split K on the other tiles (512×512×2048: the 64×64 ping-pong tile forced 0.66–0.91×);
-/// under a quarter of a wave (256³: 16 tiles) the `mma.sync` tile keeps them.
-fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
-    let g = p.gemm();
-    let both_mn_major = g.trans_a && !g.trans_b;
-    spec.math == Math::MmaTf32 && g.k <= 512 && !(both_mn_major && g.k <= 256)
-}
-
-/// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at
-/// most 64 rows ([`padding_class`]), by the tile's math: from 16 rows on the TF32 tiles, from 17
-/// on the 16-bit ones.
-///
-/// At 16 rows the 16-bit `mma.sync` tile of 16 rows (split along K, the slices summed in its own
-/// tail) beats the 64-row `wgmma` tile on the H200: f16 decode rows 0.82–0.96× → 0.92–1.02×
-/// cuBLAS, bf16 0.82–0.94× → 0.87–1.00× (the ten layer × layout rows of each, same run). TF32
-/// gains in `nn` and loses in `nt` there, and at 32 rows the two tiles tie within noise (f16 and
-/// bf16 0.81–1.03× either way), so those keep the `wgmma` tile (docs/decode-log.md, "16 rows of
-/// 16-bit inputs").
-pub(crate) fn free_wgmma_rows(math: Math) -> core::ops::RangeInclusive<u64> {
-    if sixteen_bit(math) {
-        17..=64
-    } else {
-        16..=64
-    }
-}
-
-/// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
-fn sixteen_bit(math: Math) -> bool {
-    matches!(math, Math::MmaF16F32 | Math::MmaBf16F32 | Math::MmaF16F16)
-}
-
-/// How much of the computed tile area is padding, in classes of a factor √2:
-/// `⌊log₂((area of the tiles covering C / area of C)²)⌋`. 0: under √2× C's area (at least 71%
-/// of the computed area lies inside C); a 64×64 product on 128×128 tiles (4×) is class 4; one row
-/// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
-/// equally tie, and rank decides.
-///
-/// Except few rows on `wgmma` tiles: a call of 16 (17 for 16-bit inputs) to 64 rows
-/// ([`free_wgmma_rows`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
-/// tile's. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
-/// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
-/// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
-/// `mma.sync` tiles' swizzled layout of session 22): from 16 rows up the 64×128 `wgmma` tile beat
-/// the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at 32 rows 0.79× cuBLAS
-/// → 0.91×); below 16 it loses on the 4096-wide layers, where it splits K four ways and sums the
-/// slices in a second launch while the 16-row tile (two CTAs per SM) splits eight ways and sums
-/// them in its own tail (1–8 rows: 0.81–0.89× against 0.93–1.03×). Not for the `mma.sync` and
-/// CUDA-core tiles, whose padded rows were measured to cost.
-pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
-    let tile = spec.c_tile();
-    let (tm, tn) = p.tile_grid(tile);
-    let covered =
-        u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
-    let free = free_wgmma_rows(spec.math);
-    let free_rows = spec.family.persistent()
-        && u64::from(tile.m) <= *free.end()
-        && free.contains(&(p.gemm().m as u64));
-    let rows = if free_rows {
-        u128::from(tm) * u128::from(tile.m)
-    } else {
-        p.gemm().m as u128
-    };
-    let area = rows * (p.gemm().n as u128);
-    if area == 0 || covered <= area {
-        return 0;
-    }
-    // covered < 2^64 and area ≥ 1: the ratio's square stays below 2^128
-    let ratio_sq = (covered * covered) / (area * area);
-    ratio_sq.checked_ilog2().unwrap_or(0)
-}
-
 /// The kernel for `p` among `specs`: of the candidates that [`can_implement`] it and are `usable`
 /// (loaded), the best by
 ///
@@ -590,6 +443,10 @@ pub(crate) mod rates;
 
 mod admission;
 pub(crate) use admission::{admits, pairs_of, streams, streams_whole_k, thin};
+mod place;
+pub(crate) use place::{
+    fill_percent, fill_tier, full_fill_percent, padding_class, PERSISTENT_FILL_PERCENT,
+};
 
 #[cfg(test)]
 mod error_tests;

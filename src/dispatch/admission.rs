@@ -5,7 +5,7 @@ use crate::problem::Problem;
 use crate::rules::{tma_reads_ab, tma_reads_off_sectors};
 use tcgemm_kernels::config::{Family, KernelSpec, Math};
 
-use super::sixteen_bit;
+use super::place::sixteen_bit;
 
 /// Whether [`select`](super::select) takes `spec`, which can implement `p`, as a candidate for
 /// `p` by its family (`ping_pong`: whether a ping-pong kernel of a math is a usable candidate;
