@@ -406,7 +406,7 @@ fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool
                 (32, 1, !ta && !tb),
                 "{m}x4096x{k} {}: {}",
                 lay(ta, tb),
-                plan.kernel.name
+                kernel.name
             );
         }
         let label = format!("{m}x4096x{k} {}", lay(ta, tb));

@@ -248,8 +248,8 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
                 "{m}x4096x{k} {ta} {tb} {i:?}"
             );
         }
-        // swapped, 8 to 32 rows: 128 tiles at 8192 columns (17 to 32 rows, by the time model), 64–96
-        // (`admission::streams_few_rows`) at 4096–6144, unsplit
+        // swapped, 8 to 32 rows: 128 tiles at 8192 columns (17 to 32 rows, by the time model),
+        // 64–96 (`admission::streams_few_rows`) at 4096–6144, unsplit
         for (m, n, k) in [
             (32, 8192, 8192),
             (24, 8192, 28672),
