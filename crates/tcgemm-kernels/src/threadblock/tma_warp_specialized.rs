@@ -45,21 +45,10 @@ use {
     crate::warp::wgmma_register_a::{fragment_row, load_k_tile},
     layout::{
         transpose_block_tf32, Stage, CONSUMER_ROWS, LDG_CONSUMER_REGS, LDG_PRODUCERS,
-        LDG_PRODUCER_REGS, MN_BOX_BYTES, MN_SLICE_BYTES, SLICES, TBLOCK, TRANSPOSERS,
+        LDG_PRODUCER_REGS, MN_BOX_BYTES, MN_SLICE_BYTES, PING_PONG_ORDER, SLICES, TBLOCK,
+        TRANSPOSERS,
     },
 };
-
-/// Named barriers that order the ping-pong consumers' k-loops: the consumer of a CTA's work unit
-/// `u + 1` waits (`bar.sync`) until the consumer of unit `u` has waited for all of that unit's
-/// k-tiles (`bar.arrive`, both consumers' 256 threads counted). Without it a consumer would wait
-/// for a k-tile of its next unit while the ring is more than one fill behind, and an `mbarrier`
-/// parity wait cannot tell those fills apart (a unit of as many k-tiles as stages reads another
-/// unit's stage). One barrier per direction, `PING_PONG_ORDER + c` for consumer `c`'s arrivals:
-/// on one barrier a consumer's next arrival could land in the use the other has not yet synced
-/// on, and complete it without that consumer (1000 items of 64³ never returned). Barriers 1–3
-/// are the consumers' own and the cluster split's.
-#[cfg(target_feature = "sm_90a")]
-const PING_PONG_ORDER: u32 = 4;
 
 /// [`gemm`] for a tile whose consumer threads hold `ACC` (= `WN / 2`, [`consumer_cols`]) f32
 /// accumulators, `N8` (= `WN / 8`) blocks of 8 columns in the m16n8 fragment layout.

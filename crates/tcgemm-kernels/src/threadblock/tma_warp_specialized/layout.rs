@@ -1,7 +1,7 @@
 //! The shared-memory layout of the warp-specialized body's tiles (one 128-byte swizzle row per
 //! operand row and k-tile, the ring of stages, the boxes of MN-major operands) and the launch
-//! shape that follows from it: threads, dynamic shared memory, each consumer's share of the
-//! tile, which bodies stream k; and the in-place transpose of a staged TF32 block.
+//! shape that follows from it: threads, dynamic shared memory, named barriers, each consumer's
+//! share of the tile, which bodies stream k; and the in-place transpose of a staged TF32 block.
 
 use crate::config::GemmShape;
 #[cfg(target_feature = "sm_90a")]
@@ -38,6 +38,18 @@ pub(super) const TBLOCK: u32 = 32;
 /// first thread issues the copies).
 #[cfg(target_feature = "sm_90a")]
 pub(super) const TRANSPOSERS: u32 = 96;
+
+/// Named barriers that order the ping-pong consumers' k-loops: the consumer of a CTA's work unit
+/// `u + 1` waits (`bar.sync`) until the consumer of unit `u` has waited for all of that unit's
+/// k-tiles (`bar.arrive`, both consumers' 256 threads counted). Without it a consumer would wait
+/// for a k-tile of its next unit while the ring is more than one fill behind, and an `mbarrier`
+/// parity wait cannot tell those fills apart (a unit of as many k-tiles as stages reads another
+/// unit's stage). One barrier per direction, `PING_PONG_ORDER + c` for consumer `c`'s arrivals:
+/// on one barrier a consumer's next arrival could land in the use the other has not yet synced
+/// on, and complete it without that consumer (1000 items of 64³ never returned). Barriers 1–3
+/// are the consumers' own and the cluster split's.
+#[cfg(target_feature = "sm_90a")]
+pub(super) const PING_PONG_ORDER: u32 = 4;
 
 /// Producer threads of the thread-copy kernels: the whole producer warpgroup.
 #[cfg(target_feature = "sm_90a")]
