@@ -209,11 +209,11 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
 }
 
 /// Decode calls of one wave of 32-wide tiles (at most 64 rows, 3776–4224 columns) with a K-major B,
-/// and `nn` calls of one wave of their swapped 32×64 tiles of C (also ≤ 32 rows at 7616–8448
+/// and `nn` and `nt` calls of one wave of their swapped 32×64 tiles of C (≤ 32 rows at 7616–8448
 /// columns, where the time model ranks them first) take the 32-wide ping-pong tiles unsplit
 /// (`admission::decode_rows`; H200, 64×4096×4096 `nt` and `tt` 1.05–1.06× the 64×128 tile split
-/// in two; H100, `nn` swapped 1.09–1.19×); and so do `nn` calls of 8 to 32 rows whose swapped
-/// tiles fill half a wave or more but under one, at least 1024 deep
+/// in two; H100, `nn` swapped 1.09–1.19×); and so do `nn` and `nt` calls of 8 to 32 rows whose
+/// swapped tiles fill half a wave or more but under one, at least 1024 deep, on the swapped tile
 /// (`admission::streams_few_rows`); deeper ones, more rows, `tn`, fewer columns or, on a whole
 /// wave, 16 rows or fewer keep the other tiles.
 #[test]
@@ -223,7 +223,7 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         let p = problem(&g, i, o, false);
         let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
         let cut = context_cut(&p)(s).slices;
-        (s.family, s.block.n, cut)
+        (s.family, s.block.n, cut, s.swaps_ab())
     };
     for (i, o) in [
         (Elem::F16, Elem::F16),
@@ -241,7 +241,7 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
             (64, 4096, false, false),
             (48, 4128, false, false),
         ] {
-            let want = (Family::TmaPingPong, 32, 1);
+            let want = (Family::TmaPingPong, 32, 1, !ta && !tb);
             assert_eq!(
                 pick(m, 4096, k, ta, tb, i, o),
                 want,
@@ -250,21 +250,25 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         }
         // swapped, 8 to 32 rows: 128 tiles at 8192 columns (17 to 32 rows, by the time model),
         // 64–96 (`admission::streams_few_rows`) at 4096–6144, unsplit
-        for (m, n, k) in [
-            (32, 8192, 8192),
-            (24, 8192, 28672),
-            (32, 6144, 4096),
-            (17, 5120, 4096),
-            (12, 6144, 4096),
-            (32, 4096, 4096),
-            (24, 4096, 1024),
-            (8, 4096, 14336),
+        for (m, n, k, tb) in [
+            (32, 8192, 8192, false),
+            (24, 8192, 28672, false),
+            (32, 6144, 4096, false),
+            (17, 5120, 4096, false),
+            (12, 6144, 4096, false),
+            (32, 4096, 4096, false),
+            (24, 4096, 1024, false),
+            (8, 4096, 14336, false),
+            (32, 8192, 8192, true),
+            (24, 4096, 4096, true),
+            (17, 4096, 4128, true),
+            (8, 4096, 14336, true),
         ] {
-            let want = (Family::TmaPingPong, 32, 1);
+            let want = (Family::TmaPingPong, 32, 1, true);
             assert_eq!(
-                pick(m, n, k, false, false, i, o),
+                pick(m, n, k, false, tb, i, o),
                 want,
-                "{m}x{n}x{k} nn {i:?}"
+                "{m}x{n}x{k} {tb} {i:?}"
             );
         }
         for (m, n, k, ta, tb) in [
@@ -276,7 +280,7 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
             (64, 4096, 11008, false, true),
             (48, 2048, 4096, false, true),
         ] {
-            let (_, width, _) = pick(m, n, k, ta, tb, i, o);
+            let (_, width, _, _) = pick(m, n, k, ta, tb, i, o);
             assert!(width >= 64, "{m}x{n}x{k} {ta} {tb} {i:?}");
         }
     }

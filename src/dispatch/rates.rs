@@ -17,9 +17,9 @@
 /// H200 model on 2026-12-05 (session 66, `tune` filtered to them, the 64×64 ping-pong and the
 /// 64×128 tiles; rows in docs/tune.md) and set by hand: that run's fit over its own kernels gave
 /// them 38–39 and the 48 reference rows 57–100, 0.59–0.71 (geomean 0.63) of their rates here, so
-/// 38.5 × 0.63 ≈ 24. The 16-bit `nn_swap` 32-wide rows (the `tt` body, the call's B as its A)
-/// start at their `tt` twins' 24, as the 128×144 ones did. Dispatch admits them on decode rows
-/// only (`admission::decode_rows`).
+/// 38.5 × 0.63 ≈ 24. The 16-bit `nn_swap` and `nt_swap` 32-wide rows (the `tt` and `nt` bodies,
+/// the call's B as their A) start at their twins' 24, as the 128×144 ones did. Dispatch admits
+/// them on decode rows only (`admission::decode_rows`).
 ///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
@@ -43,6 +43,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_nt_64x128x64_w64x64_s8_tma", 46),
     ("bf16_bf16_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_nt_64x64x64_w64x64_s12_tma_pp", 36),
+    ("bf16_bf16_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_tn_128x128x64_w64x128_s6_ldg", 16),
     ("bf16_bf16_tn_128x128x64_w64x128_s6_tma", 76),
     ("bf16_bf16_tn_128x192x64_w64x192_s5_tma", 86),
@@ -81,6 +82,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_f32_nt_64x128x64_w64x64_s8_tma", 47),
     ("bf16_f32_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_nt_64x64x64_w64x64_s12_tma_pp", 37),
+    ("bf16_f32_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_tn_128x128x64_w64x128_s6_ldg", 16),
     ("bf16_f32_tn_128x128x64_w64x128_s6_tma", 72),
     ("bf16_f32_tn_128x192x64_w64x192_s5_tma", 82),
@@ -119,6 +121,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f16_nt_64x128x64_w64x64_s8_tma", 47),
     ("f16_f16_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_nt_64x64x64_w64x64_s12_tma_pp", 37),
+    ("f16_f16_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_tn_128x128x64_w64x128_s6_ldg", 16),
     ("f16_f16_tn_128x128x64_w64x128_s6_tma", 78),
     ("f16_f16_tn_128x192x64_w64x192_s5_tma", 88),
@@ -157,6 +160,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_nt_64x128x64_w64x64_s8_tma", 47),
     ("f16_f32_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_nt_64x64x64_w64x64_s12_tma_pp", 37),
+    ("f16_f32_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_tn_128x128x64_w64x128_s6_ldg", 16),
     ("f16_f32_tn_128x128x64_w64x128_s6_tma", 73),
     ("f16_f32_tn_128x192x64_w64x192_s5_tma", 83),

@@ -132,10 +132,11 @@ fn tf32_mn_major_operands_are_staged_as_32x32_blocks() {
     }
 }
 
-/// A kernel that swaps A and B maps the call's B (N-major, `ldb`) as its M-major A and the
-/// call's A as its K-major B, boxes of the tile's rows (`block.n` of the body's B): TF32
-/// (register-sourced A) in boxes of 32 rows × 32 k, 16-bit (the 128×144 `nn_swap` tiles, whose
-/// wgmma reads an MN-major A) in the 64-wide boxes of one 128-byte row.
+/// A kernel that swaps A and B maps the call's B (`ldb`) as its A and the call's A as its K-major
+/// B, boxes of the tile's rows (`block.n` of the body's B). In `nn` the call's B is N-major, an
+/// M-major A: TF32 (register-sourced A) in boxes of 32 rows × 32 k, 16-bit (the 128×144 and
+/// 32-wide `nn_swap` tiles, whose wgmma reads an MN-major A) in the 64-wide boxes of one 128-byte
+/// row. In `nt` (`nt_swap`) the call's B is K-major, boxes of the tile's 64 rows.
 #[test]
 fn swapping_kernels_map_b_as_their_a() {
     let p = GemmParams {
@@ -147,39 +148,44 @@ fn swapping_kernels_map_b_as_their_a() {
     let swapping = KERNELS
         .iter()
         .filter(|k| k.swaps_ab() && k.family.needs_tma());
-    assert!(swapping.clone().any(|k| k.input == Elem::F16));
-    for nn in swapping {
-        assert!(!nn.trans_a && !nn.trans_b, "{}", nn.name);
-        let eb = u64::from(nn.input.bytes());
+    assert!(swapping.clone().any(|k| k.input == Elem::F16 && !k.trans_b));
+    assert!(swapping.clone().any(|k| k.input == Elem::F16 && k.trans_b));
+    for sw in swapping {
+        assert!(!sw.trans_a, "{}", sw.name);
+        let eb = u64::from(sw.input.bytes());
         let s = p.swapped();
         assert_eq!(s.flags, flags::VEC_B);
-        let (a, b) = (OperandMap::of(&s, nn, true), OperandMap::of(&s, nn, false));
+        let (a, b) = (OperandMap::of(&s, sw, true), OperandMap::of(&s, sw, false));
         assert_eq!(
             (a.base, a.rows, a.row_bytes),
             (0x2000, 130, 136 * eb),
             "{}",
-            nn.name
+            sw.name
         );
-        assert!(a.mn_major && !a.staged, "{}", nn.name);
-        let a_box_rows = if nn.input == Elem::F32 { 32 } else { 64 };
+        assert!(a.mn_major == !sw.trans_b && !a.staged, "{}", sw.name);
+        let a_box_rows = match (sw.trans_b, sw.input) {
+            (true, _) => sw.block.m,
+            (false, Elem::F32) => 32,
+            (false, _) => 64,
+        };
         assert_eq!(
             (a.box_rows, a.box_k),
-            (a_box_rows, nn.block.k),
+            (a_box_rows, sw.block.k),
             "{}",
-            nn.name
+            sw.name
         );
         assert_eq!(
             (b.base, b.rows, b.row_bytes),
             (0x1000, 100, 104 * eb),
             "{}",
-            nn.name
+            sw.name
         );
-        assert!(!b.mn_major && !b.staged, "{}", nn.name);
+        assert!(!b.mn_major && !b.staged, "{}", sw.name);
         assert_eq!(
             (b.box_rows, b.box_k),
-            (nn.block.n, nn.block.k),
+            (sw.block.n, sw.block.k),
             "{}",
-            nn.name
+            sw.name
         );
     }
 }
@@ -216,7 +222,7 @@ fn c_is_stored_by_tma_where_tma_can_write_it() {
         let odd_m = GemmParams { m: 101, ..p };
         assert_eq!(stores_c_by_tma(&odd_m, k), !k.swaps_ab(), "{}", k.name);
     }
-    // nor the other swapped tiles (16-bit `nn_swap`)
+    // nor the other swapped tiles (16-bit `nn_swap`, `nt_swap`)
     for k in KERNELS.iter().filter(|k| k.swap_ab) {
         assert!(!stores_c_by_tma(&p, k), "{}", k.name);
     }

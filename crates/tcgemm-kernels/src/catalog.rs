@@ -1,9 +1,9 @@
 //! The catalog: every kernel tcgemm builds, declared once.
 //!
 //! Each line of the list below is one kernel shape, expanded over the layouts it names (`nn`:
-//! neither operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both; `nn_swap`:
-//! `nn` computed as `Cᵀ = Bᵀ·Aᵀ`, `config::KernelSpec::swaps_ab`). From the same
-//! line come
+//! neither operand transposed, `nt`: B transposed, `tn`: A transposed, `tt`: both; `nn_swap`,
+//! `nt_swap`: `nn`, `nt` computed as `Cᵀ = Bᵀ·Aᵀ`, `config::KernelSpec::swaps_ab`). From the
+//! same line come
 //! - the kernel's record in [`KERNELS`] (host and device): its name by its family's name rule,
 //!   element types and instruction from the precision, the launch shape (threads from the family's
 //!   rule, dynamic shared memory from the body's own `smem_bytes`), blocks per SM and rank;
@@ -255,18 +255,21 @@ rules::catalog! {
         // tiles, a wave of CTAs each streaming its 32 columns of the weights over all of k, unsplit
         // (cuBLAS's `nvjet_sm90_hsh_64x32_64x16_1x2_h_bz_NNT`, issue 14). 16 stages of 12 KiB (64
         // KiB of B in flight); 16-bit inputs with a K-major B (`nt`, `tt`: B's MN-major boxes are
-        // 64 columns wide), and `nn` as the swapped product (`nn_swap`: the `tt` body, the call's
-        // N-major B its A in one 64-column box; a 32×64 tile of C stored transposed from
-        // registers). H200: 64×4096×4096 `nt`/`tt` 1.05–1.06× the 64×128 tile split in two; H100,
-        // `nn_swap`: 64×4096×4096 1.09–1.19×, 32×8192×8192 1.04×, 32×8192×28672 1.07× dispatch's
-        // picks before it; dispatch takes them on decode rows only (`admission::decode_rows`: one
-        // wave, or swapped, of 8–32 rows, half of one).
+        // 64 columns wide), and `nn` and `nt` as the swapped products (`nn_swap`: the `tt` body,
+        // the call's N-major B its A in one 64-column box; `nt_swap`: the `nt` body, the call's
+        // n×k B its A; a 32×64 tile of C, stored transposed from registers, computes 32 rows where
+        // the unswapped tile computes 64). H200: 64×4096×4096 `nt`/`tt` 1.05–1.06× the 64×128
+        // tile split in two; H100, `nn_swap`: 64×4096×4096 1.09–1.19×, 32×8192×8192 1.04×,
+        // 32×8192×28672 1.07× dispatch's picks before it; H100, `nt_swap`: 8–32 rows 1.02–1.36×
+        // the unswapped `nt` tile in the same process (docs/decode-log.md, session 71); dispatch
+        // takes them on decode rows only (`admission::decode_rows`: one wave, or swapped, of 8–32
+        // rows, half of one).
         // The TF32 64×32×32 tile measured no faster than dispatch's TF32 picks (64×4096×4096 `nn`
         // 56.1 against 68.3 TFLOPS, `nt` 77.0 against 76.6) and is not built (docs/decode-log.md).
-        TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
-        TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
-        TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
-        TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap],
+        TmaPingPong        f16_f32        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
+        TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
+        TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
+        TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
         // sm_90a, the 128×256 and 128×192 tiles in clusters of two sharing B's loads (multicast):
         // per CTA a third (128×256) or 30% (128×192) less read from L2 per k-tile. Dispatch takes
         // them, in place of the same tiles alone, where TMA would read A or B off 32-byte sectors
@@ -428,7 +431,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncMultistage), 131);
         assert_eq!(count(Family::TmaWarpSpecialized), 116);
         assert_eq!(count(Family::TmaRegisterA), 9);
-        assert_eq!(count(Family::TmaPingPong), 52);
+        assert_eq!(count(Family::TmaPingPong), 56);
         assert_eq!(count(Family::TmaPairs), 34);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));

@@ -357,8 +357,8 @@ pub struct KernelSpec {
     /// Dispatch preference among kernels that can run the same call: the highest rank wins.
     /// Baselines kept for comparison (e.g. the seed TF32 kernel) have a lower rank.
     pub rank: u32,
-    /// Declared in the catalog's layout `nn_swap`: the kernel computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`
-    /// ([`swaps_ab`](Self::swaps_ab), which also holds for every `nn` kernel of the
+    /// Declared in the catalog's layout `nn_swap` or `nt_swap`: the kernel computes
+    /// `Cᵀ = op(B)ᵀ·op(A)ᵀ` ([`swaps_ab`](Self::swaps_ab), which also holds for every `nn` kernel of the
     /// [`TmaRegisterA`](Family::TmaRegisterA) family).
     pub swap_ab: bool,
 }
@@ -395,16 +395,18 @@ impl KernelSpec {
     /// The kernel computes `Cᵀ = op(B)ᵀ·op(A)ᵀ`: its body reads the call's B as its A and the
     /// call's A as its B (the host exchanges them, and `m` with `n`, in the parameters it passes:
     /// `GemmParams::swapped`), and stores its tile of `Cᵀ` transposed, into C as the call laid
-    /// it out. Two kinds of kernel swap, both in `nn` only (where the swap makes the body's
-    /// product a `tt` one):
+    /// it out. Two kinds of kernel swap:
     /// - every [`TmaRegisterA`](Family::TmaRegisterA) kernel in `nn`: the swap turns the N-major
     ///   B into the M-major operand it reads into registers;
-    /// - the `mma.sync` kernels the catalog declares in the layout `nn_swap`
-    ///   ([`swap_ab`](Self::swap_ab)): the TF32 128×256 tile, whose body reads an N-major B with
-    ///   one shared load per fragment register, while the swapped product reads the call's B as
-    ///   an M-major A (8-byte row pairs) and the call's A as a K-major B (`ldmatrix`;
-    ///   docs/kernel-log.md, session 42). Its tile of C is 256×128, beside the unswapped `nn`
-    ///   kernel's 128×256: dispatch picks between them by padding and rank.
+    /// - the kernels the catalog declares in the layouts `nn_swap` and `nt_swap`
+    ///   ([`swap_ab`](Self::swap_ab)). The TF32 `mma.sync` 128×256 tile in `nn`, whose body reads
+    ///   an N-major B with one shared load per fragment register, while the swapped product reads
+    ///   the call's B as an M-major A (8-byte row pairs) and the call's A as a K-major B
+    ///   (`ldmatrix`; docs/kernel-log.md, session 42): its tile of C is 256×128, beside the
+    ///   unswapped kernel's 128×256, and dispatch picks between them by padding and rank. The
+    ///   16-bit 32-wide ping-pong tile in `nn` and `nt` (docs/decode-log.md, sessions 68–70): a
+    ///   tile of 32 rows × 64 columns of C, where the unswapped `nt` tile computes 64 rows for a
+    ///   decode call's at most 32.
     ///
     /// ```
     /// use tcgemm_kernels::config::find_kernel;
@@ -416,6 +418,9 @@ impl KernelSpec {
     /// let nn = find_kernel("tf32_nn_swap_128x256x32_w64x64_s3").unwrap();
     /// assert!(nn.swaps_ab() && nn.body_layout() == (true, true));
     /// assert!(!find_kernel("tf32_nn_128x256x32_w64x64_s3").unwrap().swaps_ab());
+    /// let nt = find_kernel("f16_f16_nt_swap_64x32x64_w64x32_s16_tma_pp").unwrap();
+    /// assert!(nt.swaps_ab() && nt.body_layout() == (false, true));
+    /// assert_eq!((nt.c_tile().m, nt.c_tile().n), (32, 64));
     /// ```
     pub const fn swaps_ab(&self) -> bool {
         self.swap_ab

@@ -374,7 +374,8 @@ macro_rules! splitk_spec {
 }
 
 /// `(trans_a, trans_b)` of a layout token: `n` = stored as in the product, `t` = transposed;
-/// `nn_swap`: `nn` computed as `Cᵀ = op(B)ᵀ·op(A)ᵀ` (`config::KernelSpec::swap_ab`).
+/// `nn_swap`, `nt_swap`: `nn`, `nt` computed as `Cᵀ = op(B)ᵀ·op(A)ᵀ`
+/// (`config::KernelSpec::swap_ab`).
 macro_rules! layout {
     (nn) => {
         (false, false)
@@ -385,6 +386,9 @@ macro_rules! layout {
     (nt) => {
         (false, true)
     };
+    (nt_swap) => {
+        (false, true)
+    };
     (tn) => {
         (true, false)
     };
@@ -393,9 +397,12 @@ macro_rules! layout {
     };
 }
 
-/// Whether a layout token declares a kernel that swaps A and B (`nn_swap`).
+/// Whether a layout token declares a kernel that swaps A and B (`nn_swap`, `nt_swap`).
 macro_rules! swap_ab {
     (nn_swap) => {
+        true
+    };
+    (nt_swap) => {
         true
     };
     ($ly:ident) => {
