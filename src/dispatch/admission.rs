@@ -242,15 +242,16 @@ pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
     spec.family == Family::TmaPingPong && spec.block.n < 64
 }
 
-/// Whether the swapped 32-wide ping-pong tile `spec` (`nn_swap`, 32 rows × 64 columns of C a tile)
-/// serves `p`, of 8 to 32 rows, on at least 45% of a wave of `sm_count` SMs and at most one: each
-/// of its CTAs streams 64 columns of the weights over all of k, unsplit, where dispatch's other
-/// picks split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68; forced beside
-/// dispatch, two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows 1.20–1.27×, 16
-/// and 8 rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and 32×6144×4096
-/// 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×. Under one wave and from 1024
-/// deep they take the call ([`streams_few_rows`]); the splitter never cuts them
-/// (`splitk::choose`).
+/// Whether the swapped 32-wide ping-pong tile `spec` (`nn_swap` or `nt_swap`, 32 rows × 64 columns
+/// of C a tile) serves `p`, of 8 to 32 rows, on at least 45% of a wave of `sm_count` SMs and at
+/// most one: each of its CTAs streams 64 columns of the weights over all of k, unsplit, where
+/// dispatch's other picks split k on 64- or 16-row tiles. H100 (docs/decode-log.md, session 68;
+/// forced beside dispatch, two rounds): 32×4096×4096 `nn` 1.20–1.21× (64 tiles), 24 and 17 rows
+/// 1.20–1.27×, 16 and 8 rows 1.08–1.11× the 16-row `mma.sync` tile split 8 ways, 32×5120×4096 and
+/// 32×6144×4096 1.12–1.25×, 32×4096×14336 1.09–1.12×, 32×4096×1024 1.31–1.33×; through dispatch
+/// (session 71) 30 `nn` rows of 8–64 85.1% → 97.6% of cuBLAS. `nt_swap`, H100 (session 71): 8–32
+/// rows 1.02–1.36× the unswapped `nt` tile in the same process. Under one wave and from 1024 deep
+/// they take the call ([`streams_few_rows`]); the splitter never cuts them (`splitk::choose`).
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
@@ -278,7 +279,7 @@ pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) ->
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide
-/// ping-pong tiles (`*_64x32x64_w64x32_s16_tma_pp`, 16-bit, K-major B, and `nn` swapped) were
+/// ping-pong tiles (`*_64x32x64_w64x32_s16_tma_pp`, 16-bit, K-major B, and `nn`, `nt` swapped) were
 /// measured on and serve, one wave of 128 tiles (at 4096 columns; swapped, 32 rows × 64 columns of
 /// C each, also at ≤ 32 rows and 8192 columns), each CTA streaming its columns of B over all of k,
 /// unsplit (docs/decode-log.md, the builds with and without them alternated in one call). H200,
