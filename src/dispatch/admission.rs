@@ -202,15 +202,14 @@ fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
 
 /// Whether `p` is a single product whose tiles of the ping-pong kernel `spec` fill one wave of
 /// `sm_count` SMs at least 90% (and no more; with more than 64 rows and columns, [`thin`], at least
-/// its [`full_fill_percent`](super::full_fill_percent): half, a quarter for TF32 at most 512
-/// deep): there that
-/// ping-pong tile (of a math [`single_product_math`] admits) is a
-/// candidate beside the cooperative tiles (filling the wave, each CTA computing one whole tile, no
-/// cut along K), where the cooperative tiles' half as many items of twice the size leave half the
-/// SMs idle or share their k-tiles out (stream-K). The model then ranks them ([`cost`](super::cost)). Only a
-/// tile that fills the wave itself: the 64×128 ping-pong tile's 64 items at 64×8192×8192, which
-/// the model would cut in two k-slices (a cut the tuning runs do not measure), ran 0.89× cuBLAS
-/// against the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
+/// its [`full_fill_percent`](super::full_fill_percent): half, a quarter for TF32 at most 512 deep):
+/// there that ping-pong tile (of a math [`single_product_math`] admits) is a candidate beside the
+/// cooperative tiles (filling the wave, each CTA computing one whole tile, no cut along K), where
+/// the cooperative tiles' half as many items of twice the size leave half the SMs idle or share
+/// their k-tiles out (stream-K). The model then ranks them ([`cost`](super::cost)). Only a tile
+/// that fills the wave itself: the 64×128 ping-pong tile's 64 items at 64×8192×8192, which the
+/// model would cut in two k-slices (a cut the tuning runs do not measure), ran 0.89× cuBLAS against
+/// the 64×64 tile's 0.93–0.94× (f16, bf16; session 30).
 ///
 /// Measured on the H200 (f16, kernels forced): 64×8192×8192 215–220 TFLOPS on the 64×64
 /// ping-pong tile against 187–192 on the 64×128 tile under stream-K (cuBLAS 227–231),
