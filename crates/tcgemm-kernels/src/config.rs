@@ -358,8 +358,8 @@ pub struct KernelSpec {
     /// Baselines kept for comparison (e.g. the seed TF32 kernel) have a lower rank.
     pub rank: u32,
     /// Declared in the catalog's layout `nn_swap` or `nt_swap`: the kernel computes
-    /// `Cᵀ = op(B)ᵀ·op(A)ᵀ` ([`swaps_ab`](Self::swaps_ab), which also holds for every `nn` kernel of the
-    /// [`TmaRegisterA`](Family::TmaRegisterA) family).
+    /// `Cᵀ = op(B)ᵀ·op(A)ᵀ` ([`swaps_ab`](Self::swaps_ab), which also holds for every `nn`
+    /// kernel of the [`TmaRegisterA`](Family::TmaRegisterA) family).
     pub swap_ab: bool,
 }
 
