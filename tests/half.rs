@@ -387,8 +387,8 @@ fn one_wave_of_128x144_tiles() {
 /// f64 reference on every GPU, 48, 17 and 12 rows leaving row tails, and k tails.
 fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
     let Some(ctx) = gpu() else { return false };
-    // (`nn`: the swapped tile, 32 rows × 64 columns of C, stored transposed; `nn` and `nt` from 8
-    // to 32 rows on half a wave, `admission::streams_few_rows`)
+    // (`nn`, and `nt` of at most 32 rows: the swapped tile, 32 rows × 64 columns of C, stored
+    // transposed; from 8 to 32 rows on half a wave too, `admission::streams_few_rows`)
     for (m, k, ta, tb) in [
         (48, 4096, false, true),
         (64, 4128, true, true),
