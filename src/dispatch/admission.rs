@@ -16,9 +16,10 @@ use super::place::sixteen_bit;
 /// - ping-pong tiles for short items, and there in place of the cooperative `wgmma` tiles of
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits; the 32-wide ones only
-///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows on
-///   half a wave or more ([`few_rows_on_half_a_wave`]; there, under one wave and from 1024 deep,
-///   they take the call: [`streams_few_rows`]);
+///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows
+///   (fewer where shallow) on half a wave or more ([`few_rows_on_half_a_wave`]) and of 1 to 16
+///   `nt` rows on a wave or more ([`few_rows_over_waves`]); there, from 1024 deep, they take the
+///   call ([`streams_few_rows`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
@@ -44,7 +45,9 @@ pub(crate) fn admits<'k>(
         Family::TmaPingPong if streams_whole_k(spec) => {
             decode_rows(p)
                 && sm_count.is_some_and(|sms| {
-                    one_wave_of_tiles(spec, p, sms) || few_rows_on_half_a_wave(spec, p, sms)
+                    one_wave_of_tiles(spec, p, sms)
+                        || few_rows_on_half_a_wave(spec, p, sms)
+                        || few_rows_over_waves(spec, p, sms)
                 })
         }
         Family::TmaPingPong => {
@@ -251,30 +254,54 @@ pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
 /// (session 71) 30 `nn` rows of 8–64 85.1% → 97.6% of cuBLAS. `nt_swap`, H100 (session 71): 8–32
 /// rows 1.02–1.36× the unswapped `nt` tile in the same process. Under one wave and from 1024 deep
 /// they take the call ([`streams_few_rows`]); the splitter never cuts them (`splitk::choose`).
+///
+/// Under 8 rows the swapped tile serves half a wave only up to 2048 deep (H100, session 72, forced
+/// beside dispatch's pick, the 16-row `mma.sync` tile split 4 to 8 ways, four rounds in one
+/// process): 1–4 rows × 4096×1024 `nn` and `nt` 1.03–1.11× (geomean 1.08), × 4096×4096
+/// 0.96–1.06× (1.00), × 6144×4096 0.93–1.03× (0.97), × 4096×14336 0.91–1.00× (0.95): deep, the
+/// split tile's 240–256 CTAs read the weights faster than 64 or 96 streaming ones.
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
-    spec.swaps_ab() && (8..=32).contains(&g.m) && 100 * tiles >= 45 * sms && tiles <= sms
+    let rows = (8..=32).contains(&g.m) || (g.m < 8 && g.k <= 2048);
+    spec.swaps_ab() && rows && 100 * tiles >= 45 * sms && tiles <= sms
+}
+
+/// Whether the swapped 32-wide ping-pong tile `spec` (`nt_swap`) serves `p`, an `nt` call (the
+/// weights stored n×k, as `torch.nn.Linear` keeps them) of 1 to 16 rows whose tiles fill 90% of a
+/// wave of `sm_count` SMs or more, however many waves: each CTA streams 64 rows of the weights
+/// over all of k. H100 (docs/decode-log.md, session 72; forced beside dispatch's pick, the 16-row
+/// `mma.sync` tile split 1 to 4 ways, four rounds in one process), 1–16 rows: × 8192×8192 (128
+/// tiles) 1.03–1.09× (geomean 1.05), × 14336×4096 (224) 1.00–1.10× (1.06), × 28672×8192 (448)
+/// 0.98–1.03× (1.02). `nn` calls of those shapes ran 0.90–1.04× (0.96) there: they keep the
+/// time model's pick. From 1024 deep these calls take the tile ([`streams_few_rows`]).
+fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
+    let g = p.gemm();
+    let tiles = p.tiles(spec.c_tile());
+    let sms = u64::from(sm_count);
+    spec.swaps_ab() && !g.trans_a && g.trans_b && g.m <= 16 && 10 * tiles >= 9 * sms
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` takes `p` over every other candidate
-/// ([`select`](super::select)): a decode call of 8 to 32 rows on half a wave of its tiles or more
-/// ([`few_rows_on_half_a_wave`]) but under one ([`one_wave_of_tiles`]), at least 1024 deep. There
-/// every CTA streams 64 columns of the weights over all of k and the call is bound by reading
-/// them, which the time model (the busiest SM's multiply-adds over a compute rate) does not count:
-/// it ranks a 64×128 tile that computes 64 rows for the call's 32, split along K and summed in a
-/// second launch, or the 16-row `mma.sync` tile split 8 ways, ahead of it at 4096 columns (64
-/// tiles) and at 16 rows or fewer, where the swapped tile, forced, ran 1.08–1.33× faster (H100,
-/// the table above [`few_rows_on_half_a_wave`]). On a whole wave (8192 columns) and under 1024
-/// deep the time model still ranks it: there 8 to 16 rows were not measured on it, and 64×4096×512
-/// ran 0.98–0.99× the `mma.sync` tile.
+/// ([`select`](super::select)), at least 1024 deep: a decode call of 8 to 32 rows (fewer, up to
+/// 2048 deep) on half a wave of its tiles or more ([`few_rows_on_half_a_wave`]) but under one
+/// ([`one_wave_of_tiles`]), or an `nt` call of 1 to 16 rows on 90% of a wave or more
+/// ([`few_rows_over_waves`]). There every CTA streams 64 columns of the weights over all of k and
+/// the call is bound by reading them, which the time model (the busiest SM's multiply-adds over a
+/// compute rate) does not count: it ranks a 64×128 tile that computes 64 rows for the call's 32,
+/// split along K and summed in a second launch, or the 16-row `mma.sync` tile split 2 to 8 ways,
+/// ahead of it, where the swapped tile, forced, ran 1.08–1.33× faster at 4096 columns (64 tiles,
+/// H100, the table above [`few_rows_on_half_a_wave`]) and 1.00–1.10× on `nt` calls of one to
+/// four waves (the table above [`few_rows_over_waves`]). `nn` calls of a whole wave or more and
+/// calls under 1024 deep are left to the time model: 64×4096×512 ran 0.98–0.99× the `mma.sync`
+/// tile.
 pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     streams_whole_k(spec)
         && decode_rows(p)
         && p.gemm().k >= 1024
-        && few_rows_on_half_a_wave(spec, p, sm_count)
-        && !one_wave_of_tiles(spec, p, sm_count)
+        && ((few_rows_on_half_a_wave(spec, p, sm_count) && !one_wave_of_tiles(spec, p, sm_count))
+            || few_rows_over_waves(spec, p, sm_count))
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide

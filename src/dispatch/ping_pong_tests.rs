@@ -212,10 +212,11 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
 /// and `nn` and `nt` calls of one wave of their swapped 32×64 tiles of C (≤ 32 rows at 7616–8448
 /// columns, where the time model ranks them first) take the 32-wide ping-pong tiles unsplit
 /// (`admission::decode_rows`; H200, 64×4096×4096 `nt` and `tt` 1.05–1.06× the 64×128 tile split
-/// in two; H100, `nn` swapped 1.09–1.19×); and so do `nn` and `nt` calls of 8 to 32 rows whose
-/// swapped tiles fill half a wave or more but under one, at least 1024 deep, on the swapped tile
-/// (`admission::streams_few_rows`); deeper ones, more rows, `tn`, fewer columns or, on a whole
-/// wave, 16 rows or fewer keep the other tiles.
+/// in two; H100, `nn` swapped 1.09–1.19×); and so do, on the swapped tile, at least 1024 deep
+/// (`admission::streams_few_rows`), `nn` and `nt` calls of 8 to 32 rows (fewer, up to 2048 deep)
+/// whose swapped tiles fill half a wave or more but under one, and `nt` calls of 1 to 16 rows
+/// whose swapped tiles fill a wave or more; fewer rows deeper, more rows, `tn`, fewer columns or,
+/// on a whole wave or more, `nn` calls of 16 rows or fewer keep the other tiles.
 #[test]
 fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
     let pick = |m, n, k, ta, tb, i, o| {
@@ -249,8 +250,20 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
             );
         }
         // swapped, 8 to 32 rows: 128 tiles at 8192 columns (17 to 32 rows, by the time model),
-        // 64–96 (`admission::streams_few_rows`) at 4096–6144, unsplit
+        // 64–96 (`admission::streams_few_rows`) at 4096–6144, unsplit; fewer rows there up to
+        // 2048 deep; `nt`, 1 to 16 rows on 128 to 448 tiles
         for (m, n, k, tb) in [
+            (4, 4096, 1024, false),
+            (5, 4096, 1056, false),
+            (3, 8192, 2080, true),
+            (2, 14336, 1024, true),
+            (1, 5120, 2048, false),
+            (7, 4096, 2048, true),
+            (1, 8192, 8192, true),
+            (16, 8192, 8192, true),
+            (2, 14336, 4096, true),
+            (16, 14336, 4096, true),
+            (3, 28672, 8192, true),
             (32, 8192, 8192, false),
             (24, 8192, 28672, false),
             (32, 6144, 4096, false),
@@ -274,6 +287,10 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         for (m, n, k, ta, tb) in [
             (64, 4096, 4096, true, false),
             (4, 4096, 4096, false, true),
+            (2, 4096, 14336, false, false),
+            (1, 6144, 4096, false, true),
+            (8, 14336, 4096, false, false),
+            (1, 28672, 8192, false, false),
             (32, 2048, 4096, false, false),
             (16, 8192, 8192, false, false),
             (128, 4096, 4096, false, true),
