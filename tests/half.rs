@@ -380,17 +380,17 @@ fn one_wave_of_128x144_tiles() {
 
 /// Decode rows whose 32-wide tiles fill one wave (at most 64 rows, 4096 columns; `nn` on the
 /// swapped tile, 32 rows × 64 columns of C), `nn` and `nt` calls of 8 to 32 rows (fewer up to 2048
-/// deep) on half a wave of swapped tiles, and `nt` calls of 1 to 16 rows on a wave or more of
+/// deep) on half a wave of swapped tiles, and `nt` calls of 1 to 32 rows on a wave or more of
 /// them: on a Hopper GPU dispatch takes the 64×32 ping-pong tile unsplit
 /// (`admission::decode_rows`, `admission::streams_few_rows`), each CTA one tile over all of k;
 /// its consumers store C from registers where 32 columns are not whole 128-byte chunks (16-bit C)
 /// or the tile is swapped (stored transposed), by TMA where they are (f32 C). Checked against the
-/// f64 reference on every GPU, 48, 17, 12, 5 and 3 rows leaving row tails, and k tails.
+/// f64 reference on every GPU, 48, 25, 17, 12, 5 and 3 rows leaving row tails, and k tails.
 fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
     let Some(ctx) = gpu() else { return false };
     // (`nn`, and `nt` of at most 32 rows: the swapped tile, 32 rows × 64 columns of C, stored
     // transposed; from 8 to 32 rows on half a wave too, fewer up to 2048 deep, and `nt` of at
-    // most 16 rows on 128 or 224 tiles, `admission::streams_few_rows`)
+    // most 32 rows on 128 or 224 tiles, `admission::streams_few_rows`)
     for (m, n, k, ta, tb) in [
         (48, 4096, 4096, false, true),
         (64, 4096, 4128, true, true),
@@ -403,6 +403,7 @@ fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool
         (17, 4096, 4128, false, true),
         (3, 8192, 2080, false, true),
         (2, 14336, 1024, false, true),
+        (25, 14336, 1056, false, true),
     ] {
         let g = tcgemm::Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
         let plan = ctx.plan::<I, O>(&g).unwrap();

@@ -17,7 +17,7 @@ use super::place::sixteen_bit;
 ///   their maths ([`short_items`]); and, beside them, single products of one wave of their tiles
 ///   ([`one_wave_of_tiles`]) in the maths [`single_product_math`] admits; the 32-wide ones only
 ///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows
-///   (fewer where shallow) on half a wave or more ([`few_rows_on_half_a_wave`]) and of 1 to 16
+///   (fewer where shallow) on half a wave or more ([`few_rows_on_half_a_wave`]) and of 1 to 32
 ///   `nt` rows on a wave or more ([`few_rows_over_waves`]); there, from 1024 deep, they take the
 ///   call ([`streams_few_rows`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
@@ -269,31 +269,34 @@ fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> boo
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` (`nt_swap`) serves `p`, an `nt` call (the
-/// weights stored n×k, as `torch.nn.Linear` keeps them) of 1 to 16 rows whose tiles fill 90% of a
+/// weights stored n×k, as `torch.nn.Linear` keeps them) of 1 to 32 rows whose tiles fill 90% of a
 /// wave of `sm_count` SMs or more, however many waves: each CTA streams 64 rows of the weights
-/// over all of k. H100 (docs/decode-log.md, session 72; forced beside dispatch's pick, the 16-row
-/// `mma.sync` tile split 1 to 4 ways, four rounds in one process), 1–16 rows: × 8192×8192 (128
-/// tiles) 1.03–1.09× (geomean 1.05), × 14336×4096 (224) 1.00–1.10× (1.06), × 28672×8192 (448)
-/// 0.98–1.03× (1.02). `nn` calls of those shapes ran 0.90–1.04× (0.96) there: they keep the
-/// time model's pick. From 1024 deep these calls take the tile ([`streams_few_rows`]).
+/// over all of k. H100 (docs/decode-log.md, session 72; forced beside dispatch's pick in one
+/// process), 1–16 rows against the 16-row `mma.sync` tile split 1 to 4 ways (four rounds):
+/// × 8192×8192 (128 tiles) 1.03–1.09× (geomean 1.05), × 14336×4096 (224) 1.00–1.10× (1.06),
+/// × 28672×8192 (448) 0.98–1.03× (1.02); 17–32 rows against the 64×128 `wgmma` tile (two rounds):
+/// × 14336×4096 1.01–1.04× (1.03), × 28672×8192 (under stream-K) 1.01–1.04× (1.03),
+/// × 128256×4096 (2004 tiles) 1.01–1.02× (1.02). `nn` calls of those shapes ran 0.90–1.04× (0.96)
+/// at 1–16 rows: they keep the time model's pick. From 1024 deep these calls take the tile
+/// ([`streams_few_rows`]).
 fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
-    spec.swaps_ab() && !g.trans_a && g.trans_b && g.m <= 16 && 10 * tiles >= 9 * sms
+    spec.swaps_ab() && !g.trans_a && g.trans_b && g.m <= 32 && 10 * tiles >= 9 * sms
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` takes `p` over every other candidate
 /// ([`select`](super::select)), at least 1024 deep: a decode call of 8 to 32 rows (fewer, up to
 /// 2048 deep) on half a wave of its tiles or more ([`few_rows_on_half_a_wave`]) but under one
-/// ([`one_wave_of_tiles`]), or an `nt` call of 1 to 16 rows on 90% of a wave or more
+/// ([`one_wave_of_tiles`]), or an `nt` call of 1 to 32 rows on 90% of a wave or more
 /// ([`few_rows_over_waves`]). There every CTA streams 64 columns of the weights over all of k and
 /// the call is bound by reading them, which the time model (the busiest SM's multiply-adds over a
 /// compute rate) does not count: it ranks a 64×128 tile that computes 64 rows for the call's 32,
 /// split along K and summed in a second launch, or the 16-row `mma.sync` tile split 2 to 8 ways,
 /// ahead of it, where the swapped tile, forced, ran 1.08–1.33× faster at 4096 columns (64 tiles,
-/// H100, the table above [`few_rows_on_half_a_wave`]) and 1.00–1.10× on `nt` calls of one to
-/// four waves (the table above [`few_rows_over_waves`]). `nn` calls of a whole wave or more and
+/// H100, the table above [`few_rows_on_half_a_wave`]) and 0.98–1.10× on `nt` calls of one to
+/// fifteen waves (the table above [`few_rows_over_waves`]). `nn` calls of a whole wave or more and
 /// calls under 1024 deep are left to the time model: 64×4096×512 ran 0.98–0.99× the `mma.sync`
 /// tile.
 pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {

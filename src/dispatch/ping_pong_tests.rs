@@ -214,7 +214,7 @@ fn tf32_ping_pong_tiles_from_a_quarter_of_a_wave() {
 /// (`admission::decode_rows`; H200, 64×4096×4096 `nt` and `tt` 1.05–1.06× the 64×128 tile split
 /// in two; H100, `nn` swapped 1.09–1.19×); and so do, on the swapped tile, at least 1024 deep
 /// (`admission::streams_few_rows`), `nn` and `nt` calls of 8 to 32 rows (fewer, up to 2048 deep)
-/// whose swapped tiles fill half a wave or more but under one, and `nt` calls of 1 to 16 rows
+/// whose swapped tiles fill half a wave or more but under one, and `nt` calls of 1 to 32 rows
 /// whose swapped tiles fill a wave or more; fewer rows deeper, more rows, `tn`, fewer columns or,
 /// on a whole wave or more, `nn` calls of 16 rows or fewer keep the other tiles.
 #[test]
@@ -251,7 +251,7 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         }
         // swapped, 8 to 32 rows: 128 tiles at 8192 columns (17 to 32 rows, by the time model),
         // 64–96 (`admission::streams_few_rows`) at 4096–6144, unsplit; fewer rows there up to
-        // 2048 deep; `nt`, 1 to 16 rows on 128 to 448 tiles
+        // 2048 deep; `nt`, 1 to 32 rows on 128 to 2004 tiles
         for (m, n, k, tb) in [
             (4, 4096, 1024, false),
             (5, 4096, 1056, false),
@@ -263,6 +263,9 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
             (16, 8192, 8192, true),
             (2, 14336, 4096, true),
             (16, 14336, 4096, true),
+            (32, 14336, 4096, true),
+            (17, 28672, 8192, true),
+            (24, 128256, 4096, true),
             (3, 28672, 8192, true),
             (32, 8192, 8192, false),
             (24, 8192, 28672, false),
