@@ -255,16 +255,17 @@ pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
 /// rows 1.02–1.36× the unswapped `nt` tile in the same process. Under one wave and from 1024 deep
 /// they take the call ([`streams_few_rows`]); the splitter never cuts them (`splitk::choose`).
 ///
-/// Under 8 rows the swapped tile serves half a wave only up to 2048 deep (H100, session 72, forced
-/// beside dispatch's pick, the 16-row `mma.sync` tile split 4 to 8 ways, four rounds in one
+/// Under 8 rows the swapped tile serves half a wave only 1024 to 2048 deep (H100, session 72,
+/// forced beside dispatch's pick, the 16-row `mma.sync` tile split 4 to 8 ways, four rounds in one
 /// process): 1–4 rows × 4096×1024 `nn` and `nt` 1.03–1.11× (geomean 1.08), × 4096×4096
 /// 0.96–1.06× (1.00), × 6144×4096 0.93–1.03× (0.97), × 4096×14336 0.91–1.00× (0.95): deep, the
-/// split tile's 240–256 CTAs read the weights faster than 64 or 96 streaming ones.
+/// split tile's 240–256 CTAs read the weights faster than 64 or 96 streaming ones. Shallower than
+/// 1024 they were not measured there and are no candidates.
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
-    let rows = (8..=32).contains(&g.m) || (g.m < 8 && g.k <= 2048);
+    let rows = (8..=32).contains(&g.m) || (g.m < 8 && (1024..=2048).contains(&g.k));
     spec.swaps_ab() && rows && 100 * tiles >= 45 * sms && tiles <= sms
 }
 

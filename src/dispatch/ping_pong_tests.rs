@@ -291,6 +291,7 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
             (64, 4096, 4096, true, false),
             (4, 4096, 4096, false, true),
             (2, 4096, 14336, false, false),
+            (4, 4096, 512, false, false),
             (1, 6144, 4096, false, true),
             (8, 14336, 4096, false, false),
             (1, 28672, 8192, false, false),
