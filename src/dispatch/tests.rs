@@ -349,9 +349,7 @@ fn tensor_core_calls_with_few_rows_take_the_few_row_tiles() {
 fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
     // every kernel usable (a Hopper context): 16 (TF32) or 17 (16-bit inputs) to 64 rows are
     // free on a 64-row `wgmma` tile (`padding_class`), so its rank beats the `mma.sync` tiles that
-    // pad less, in every layout; the CUDA-core tiles keep their padding rule (16-bit `nt` calls of
-    // at most 32 rows stream on the swapped 32-wide tile instead: `admission::streams_few_rows`,
-    // `ping_pong_tests`)
+    // pad less, in every layout; the CUDA-core tiles keep their padding rule
     for (input, output, tf32, first) in [
         (Elem::F16, Elem::F16, false, 17),
         (Elem::Bf16, Elem::F32, false, 17),
@@ -359,11 +357,9 @@ fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
     ] {
         for m in [first, 32, 48, 64] {
             for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
-                // (an M-major A of 1 or 17 rows has rows TMA cannot map: not 16-byte multiples)
-                if ta && m % 8 != 0 {
-                    continue;
-                }
-                if !tf32 && !ta && tb && m <= 32 {
+                // (an M-major A of 1 or 17 rows has rows TMA cannot map: not 16-byte multiples;
+                // 16-bit `nt` of ≤ 32 rows streams on the swapped 32-wide tile: `ping_pong_tests`)
+                if (ta && m % 8 != 0) || (!tf32 && !ta && tb && m <= 32) {
                     continue;
                 }
                 let g = Gemm::new(m, 14336, 4096).trans_a(ta).trans_b(tb);
@@ -375,8 +371,7 @@ fn few_rows_on_hopper_take_the_64_row_wgmma_tile() {
                     "{g:?} {input:?}: {}",
                     s.name
                 );
-                let free = padding_class(s, &p);
-                assert_eq!(free, 0, "{g:?}");
+                assert_eq!(padding_class(s, &p), 0, "{g:?}");
             }
         }
     }
