@@ -230,12 +230,16 @@ pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -
     let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
     let fills = if thin(p) {
-        10 * tiles >= 9 * sms
+        100 * tiles >= THIN_WAVE_PERCENT * sms
     } else {
         100 * tiles >= u64::from(super::full_fill_percent(spec, p)) * sms
     };
     g.batch == 1 && fills && tiles <= sms
 }
+
+/// The share of a wave, in percent, that tiles of a thin call ([`thin`]) must fill to count as a
+/// wave of them ([`one_wave_of_tiles`], [`few_rows_over_waves`]).
+const THIN_WAVE_PERCENT: u64 = 90;
 
 /// Whether `spec` is a 32-wide ping-pong tile (`*_64x32x64_w64x32_s16_tma_pp`): a decode tile
 /// whose CTAs each stream their columns of B over all of k, admitted only where that was measured
@@ -284,7 +288,11 @@ fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
-    spec.swaps_ab() && !g.trans_a && g.trans_b && g.m <= 32 && 10 * tiles >= 9 * sms
+    spec.swaps_ab()
+        && !g.trans_a
+        && g.trans_b
+        && g.m <= 32
+        && 100 * tiles >= THIN_WAVE_PERCENT * sms
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` takes `p` over every other candidate
