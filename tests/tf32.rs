@@ -145,6 +145,47 @@ fn one_wave_of_128x144_tiles() {
     );
 }
 
+/// `nt` decode calls of 1 to 32 rows (the weights stored n×k): on a Hopper GPU dispatch takes the
+/// TF32 swapped 32-wide ping-pong tile unsplit (`admission::streams_few_rows`), 8 to 32 rows on
+/// half a wave of its tiles (4096 columns), fewer 1024 to 2048 deep, and any of them on a wave or
+/// more (8192, 14336 columns); its 32 rows × 64 columns of C are stored transposed from
+/// registers. Checked through dispatch on every context against the f64 reference, with row tails
+/// (25, 17, 3 rows) and k tails (4100, 1028: not whole 32-deep k-tiles).
+#[test]
+fn few_rows_nt_on_the_swapped_32_wide_tile() {
+    let mut rng = Rng::for_test("few_rows_nt_on_the_swapped_32_wide_tile");
+    let ctxs = gpu_all();
+    for (m, n, k) in [
+        (24, 4096, 4096),
+        (17, 4096, 4100),
+        (8, 4096, 4096),
+        (3, 4096, 1028),
+        (1, 8192, 2048),
+        (32, 8192, 4096),
+        (2, 14336, 4100),
+        (25, 14336, 1024),
+    ] {
+        let pr = p(m, n, k).trans(false, true);
+        if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
+            let g = tcgemm::Gemm::new(m, n, k)
+                .trans_b(true)
+                .precision(Precision::Tf32);
+            let plan = ctx.plan::<f32, f32>(&g).unwrap();
+            let kernel = plan.kernel;
+            assert_eq!(
+                (kernel.block.n, plan.split.slices, kernel.swaps_ab()),
+                (32, 1, true),
+                "{m}x{n}x{k} nt: {}",
+                kernel.name
+            );
+        }
+        let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} nt"), pr, &mut rng);
+        for (name, ctx) in &ctxs {
+            run_check(&case, name, ctx, None);
+        }
+    }
+}
+
 #[test]
 fn seed_large_sampled() {
     let mut rng = Rng::for_test("seed_large_sampled");

@@ -265,6 +265,11 @@ pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
 /// 0.96–1.06× (1.00), × 6144×4096 0.93–1.03× (0.97), × 4096×14336 0.91–1.00× (0.95): deep, the
 /// split tile's 240–256 CTAs read the weights faster than 64 or 96 streaming ones. Shallower than
 /// 1024 they were not measured there and are no candidates.
+///
+/// The TF32 `nt_swap` tile (64×32×32; H100, session 73, forced beside dispatch's pick, two or
+/// three rounds): 8–32 rows × 4096×4096 1.04–1.17× (0.87–0.95× → 0.98–1.02× cuBLAS), ×
+/// 4096×14336 1.00–1.04×, × 4096×1024 and × 4096×2048 1.04–1.32×, × 6144×4096 0.98–0.99× at 8
+/// rows and 1.03× at 32; 1–7 rows × 4096×1024 1.00–1.17×, × 4096×2048 0.97–1.06×.
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
@@ -283,7 +288,11 @@ fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> boo
 /// × 14336×4096 1.01–1.04× (1.03), × 28672×8192 (under stream-K) 1.01–1.04× (1.03),
 /// × 128256×4096 (2004 tiles) 1.01–1.02× (1.02). `nn` calls of those shapes ran 0.90–1.04× (0.96)
 /// at 1–16 rows: they keep the time model's pick. From 1024 deep these calls take the tile
-/// ([`streams_few_rows`]).
+/// ([`streams_few_rows`]). The TF32 `nt_swap` tile (64×32×32, session 73, H100, forced beside the
+/// 16-row `mma.sync` tile or the 64×128 `wgmma` tile, two or three rounds): × 14336×4096
+/// 1.03–1.09× at 1–8 rows and 0.98–1.03× at 16–32, × 8192×8192 1.03–1.10×, × 128256×4096
+/// 0.99–1.04×, × 28672×8192 0.96–1.04× (1–2 rows 0.96–1.00: as the 16-bit tile there, left in,
+/// within the ±3% that one kernel's time moves from process to process).
 fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
@@ -307,7 +316,9 @@ fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
 /// H100, the table above [`few_rows_on_half_a_wave`]) and 0.98–1.10× on `nt` calls of one to
 /// fifteen waves (the table above [`few_rows_over_waves`]). `nn` calls of a whole wave or more and
 /// calls under 1024 deep are left to the time model: 64×4096×512 ran 0.98–0.99× the `mma.sync`
-/// tile.
+/// tile. So are TF32 calls of 33 to 64 rows on one wave of the swapped tile (H100, session 73):
+/// through dispatch 64×4096×4096 `nt` ran 1.10× the 64×128 tile split 4 ways but 64×4096×14336
+/// 0.90×, and forced at 33–64 rows × 4096×4096 0.88–1.10× by run; the model keeps the split tile.
 pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     streams_whole_k(spec)
         && decode_rows(p)

@@ -306,3 +306,46 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
         }
     }
 }
+
+/// TF32 `nt` decode calls take the swapped 32-wide tile (`tf32_nt_swap_*`) unsplit where the
+/// 16-bit ones do (`admission::streams_few_rows`: 8 to 32 rows on half a wave, fewer 1024 to 2048
+/// deep, 1 to 32 rows on a wave or more); `nn` (no TF32 `nn_swap` tile), fewer rows deeper than
+/// 2048 under a wave, 33 rows or more (the time model's 64×128 tile), and fewer tiles than half a
+/// wave keep the other tiles.
+#[test]
+fn tf32_nt_decode_rows_take_the_swapped_32_wide_tile() {
+    let pick = |m, n, k, tb| {
+        let g = Gemm::new(m, n, k).trans_b(tb);
+        let p = problem(&g, Elem::F32, Elem::F32, true);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        let slices = context_cut(&p)(s).slices;
+        (s.name, slices)
+    };
+    let swapped = "tf32_nt_swap_64x32x32_w64x32_s16_tma_pp";
+    for (m, n, k) in [
+        (8, 4096, 4096),
+        (32, 4096, 4096),
+        (24, 4096, 14336),
+        (4, 4096, 1024),
+        (7, 4096, 2048),
+        (32, 6144, 4096),
+        (1, 8192, 8192),
+        (1, 14336, 4096),
+        (32, 28672, 8192),
+        (2, 128256, 4096),
+    ] {
+        assert_eq!(pick(m, n, k, true), (swapped, 1), "{m}x{n}x{k} nt");
+    }
+    for (m, n, k, tb) in [
+        (32, 4096, 4096, false),
+        (4, 4096, 4096, true),
+        (2, 4096, 14336, true),
+        (16, 2048, 4096, true),
+        (64, 14336, 4096, true),
+        (40, 4096, 4096, true),
+        (64, 4096, 4096, true),
+        (128, 4096, 4096, true),
+    ] {
+        assert_ne!(pick(m, n, k, tb).0, swapped, "{m}x{n}x{k} {tb}");
+    }
+}

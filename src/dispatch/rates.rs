@@ -18,8 +18,9 @@
 /// 64×128 tiles; rows in docs/tune.md) and set by hand: that run's fit over its own kernels gave
 /// them 38–39 and the 48 reference rows 57–100, 0.59–0.71 (geomean 0.63) of their rates here, so
 /// 38.5 × 0.63 ≈ 24. The 16-bit `nn_swap` and `nt_swap` 32-wide rows (the `tt` and `nt` bodies,
-/// the call's B as their A) start at their twins' 24, as the 128×144 ones did. Dispatch admits
-/// them on decode rows only (`admission::decode_rows`).
+/// the call's B as their A) start at their twins' 24, as the 128×144 ones did, and so does the TF32
+/// `nt_swap` row (TF32's 64×64 ping-pong tile rates 38 against the 16-bit ones' 36–37). Dispatch
+/// admits them on decode rows only (`admission::decode_rows`).
 ///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
@@ -217,6 +218,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("tf32_nt_64x128x32_w64x128_s8_tma_pp", 65),
     ("tf32_nt_64x128x32_w64x64_s8_tma", 52),
     ("tf32_nt_64x64x32_w64x64_s12_tma_pp", 38),
+    ("tf32_nt_swap_64x32x32_w64x32_s16_tma_pp", 24),
     ("tf32_tn_128x128x32_w64x128_s6_tma", 42),
     ("tf32_tn_128x128x32_w64x128_s6_tma_areg", 61),
     ("tf32_tn_128x192x32_w64x192_s5_tma", 52),

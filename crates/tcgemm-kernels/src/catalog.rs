@@ -270,6 +270,9 @@ rules::catalog! {
         TmaPingPong        f16_f16        64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
         TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
         TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
+        // TF32 swapped for `nt` (both operands K-major, as TF32's `wgmma` needs them): 16 stages of
+        // 12 KiB, for `nt` decode calls of 1 to 64 rows (`admission::streams_few_rows`).
+        TmaPingPong        tf32           64 x  32 x 32   64 x  32  16    1    2  [nt_swap],
         // sm_90a, the 128×256 and 128×192 tiles in clusters of two sharing B's loads (multicast):
         // per CTA a third (128×256) or 30% (128×192) less read from L2 per k-tile. Dispatch takes
         // them, in place of the same tiles alone, where TMA would read A or B off 32-byte sectors
@@ -431,7 +434,7 @@ mod tests {
         assert_eq!(count(Family::MmaSyncMultistage), 131);
         assert_eq!(count(Family::TmaWarpSpecialized), 116);
         assert_eq!(count(Family::TmaRegisterA), 9);
-        assert_eq!(count(Family::TmaPingPong), 56);
+        assert_eq!(count(Family::TmaPingPong), 57);
         assert_eq!(count(Family::TmaPairs), 34);
         assert_eq!(count(Family::LdgWarpSpecialized), 16);
         assert_eq!((count(Family::Ceiling), count(Family::Convert)), (4, 4));
