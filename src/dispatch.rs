@@ -452,6 +452,8 @@ pub(crate) use place::{
 #[cfg(test)]
 mod error_tests;
 #[cfg(test)]
+mod few_rows_tests;
+#[cfg(test)]
 mod hopper_tests;
 #[cfg(test)]
 mod ping_pong_tests;

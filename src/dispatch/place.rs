@@ -93,20 +93,24 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 }
 
 /// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at
-/// most 64 rows ([`padding_class`]), by the tile's math: from 16 rows on the TF32 tiles, from 17
-/// on the 16-bit ones.
+/// most 64 rows ([`padding_class`]), by the tile's math: from 17 rows, except 3xTF32's from 16
+/// (it has no `mma.sync` tile; its 16-row calls were not measured against the change below).
 ///
-/// At 16 rows the 16-bit `mma.sync` tile of 16 rows (split along K, the slices summed in its own
-/// tail) beats the 64-row `wgmma` tile on the H200: f16 decode rows 0.82–0.96× → 0.92–1.02×
-/// cuBLAS, bf16 0.82–0.94× → 0.87–1.00× (the ten layer × layout rows of each, same run). TF32
-/// gains in `nn` and loses in `nt` there, and at 32 rows the two tiles tie within noise (f16 and
-/// bf16 0.81–1.03× either way), so those keep the `wgmma` tile (docs/decode-log.md, "16 rows of
-/// 16-bit inputs").
+/// At 16 rows the 16-row `mma.sync` tile (split along K, the slices summed in its own tail) beats
+/// the 64-row `wgmma` tile: 16-bit on the H200, f16 decode rows 0.82–0.96× → 0.92–1.02× cuBLAS,
+/// bf16 0.82–0.94× → 0.87–1.00× (the ten layer × layout rows of each, same run; docs/decode-log.md,
+/// "16 rows of 16-bit inputs"); TF32 on an H100 (session 73, both builds alternated twice in one
+/// process pair), 34 calls of 16 rows in all four layouts 1.078× by geomean (0.93–1.38×):
+/// 16×4096×4096 `nn` 0.90 → 1.04× cuBLAS, `tn` 0.89 → 1.04×, 16×2048×4096 `tn` 0.81 → 1.10×, with
+/// losses only in `tt` at 14336×4096 and 28672×8192 (0.93–0.97×). TF32 `nt` calls of 16 rows that
+/// fill half a wave of the swapped 32-wide tile take that tile first (`admission::streams_few_rows`).
+/// At 32 rows the two tiles tie within noise (f16 and bf16 0.81–1.03× either way), so those keep
+/// the `wgmma` tile.
 fn free_wgmma_rows(math: Math) -> core::ops::RangeInclusive<u64> {
-    if sixteen_bit(math) {
-        17..=64
-    } else {
+    if math == Math::MmaTf32x3 {
         16..=64
+    } else {
+        17..=64
     }
 }
 
@@ -121,7 +125,7 @@ pub(super) fn sixteen_bit(math: Math) -> bool {
 /// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
 /// equally tie, and rank decides.
 ///
-/// Except few rows on `wgmma` tiles: a call of 16 (17 for 16-bit inputs) to 64 rows
+/// Except few rows on `wgmma` tiles: a call of 17 (16 for 3xTF32) to 64 rows
 /// ([`free_wgmma_rows`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
 /// tile's. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
 /// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
