@@ -100,7 +100,7 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 /// the 64-row `wgmma` tile: 16-bit on the H200, f16 decode rows 0.82–0.96× → 0.92–1.02× cuBLAS,
 /// bf16 0.82–0.94× → 0.87–1.00× (the ten layer × layout rows of each, same run; docs/decode-log.md,
 /// "16 rows of 16-bit inputs"); TF32 on an H100 (session 73, both builds alternated twice in one
-/// process pair), 34 calls of 16 rows in all four layouts 1.078× by geomean (0.93–1.38×):
+/// device call), 34 calls of 16 rows in all four layouts 1.078× by geomean (0.93–1.38×):
 /// 16×4096×4096 `nn` 0.90 → 1.04× cuBLAS, `tn` 0.89 → 1.04×, 16×2048×4096 `tn` 0.81 → 1.10×, with
 /// losses only in `tt` at 14336×4096 and 28672×8192 (0.93–0.97×). TF32 `nt` calls of 16 rows that
 /// fill half a wave of the swapped 32-wide tile take that tile first (`admission::streams_few_rows`).
