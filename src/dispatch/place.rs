@@ -101,8 +101,9 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 /// bf16 0.82–0.94× → 0.87–1.00× (the ten layer × layout rows of each, same run; docs/decode-log.md,
 /// "16 rows of 16-bit inputs"); TF32 on an H100 (session 73, both builds alternated twice in one
 /// device call), 34 calls of 16 rows in all four layouts 1.078× by geomean (0.93–1.38×):
-/// 16×4096×4096 `nn` 0.90 → 1.04× cuBLAS, `tn` 0.89 → 1.04×, 16×2048×4096 `tn` 0.81 → 1.10×, with
-/// losses only in `tt` at 14336×4096 and 28672×8192 (0.93–0.97×). TF32 `nt` calls of 16 rows that
+/// 16×4096×4096 `nn` 0.90 → 1.04× cuBLAS, `tn` 0.89 → 1.04×, 16×2048×4096 `tn` 0.81 → 1.10×; it
+/// lost in `tt` at 14336×4096 and 28672×8192 (0.93–0.97×) and by 1% at 28672×8192 `tn` and
+/// 16×2048×4096 `nt` (a second call: 28 moved of 36, 1.083×). TF32 `nt` calls of 16 rows that
 /// fill half a wave of the swapped 32-wide tile take that tile first (`admission::streams_few_rows`).
 /// At 32 rows the two tiles tie within noise (f16 and bf16 0.81–1.03× either way), so those keep
 /// the `wgmma` tile.

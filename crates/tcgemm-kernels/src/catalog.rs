@@ -271,7 +271,7 @@ rules::catalog! {
         TmaPingPong        bf16_f32       64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
         TmaPingPong        bf16_bf16      64 x  32 x 64   64 x  32  16    1    2  [nt tt nn_swap nt_swap],
         // TF32 swapped for `nt` (both operands K-major, as TF32's `wgmma` needs them): 16 stages of
-        // 12 KiB, for `nt` decode calls of 1 to 64 rows (`admission::streams_few_rows`).
+        // 12 KiB, for `nt` decode calls of 1 to 32 rows (`admission::streams_few_rows`).
         TmaPingPong        tf32           64 x  32 x 32   64 x  32  16    1    2  [nt_swap],
         // sm_90a, the 128×256 and 128×192 tiles in clusters of two sharing B's loads (multicast):
         // per CTA a third (128×256) or 30% (128×192) less read from L2 per k-tile. Dispatch takes
