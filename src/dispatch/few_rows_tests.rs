@@ -216,3 +216,25 @@ fn unaligned_decode_takes_the_stream_tile_of_its_rows() {
     assert_ne!(f32(5, Precision::Exact).0, stream);
     assert_ne!(f32(1, Precision::Tf32).0, stream);
 }
+
+#[test]
+fn tf32x3_calls_of_16_rows_take_the_64_row_tile() {
+    // the inner problem of a 3xTF32 call on Hopper (its own math only, all `wgmma` tiles): 16 rows
+    // are not free (`FREE_WGMMA_ROWS`), yet the 64-row tile pads less than the 128-row ones
+    use crate::problem::Signature;
+    for (n, k) in [(4096, 4096), (14336, 4096), (1024, 1024)] {
+        let g = Gemm::new(16, n, 3 * k).trans_b(true);
+        let sig = Signature {
+            maths: Some(&[Math::MmaTf32x3]),
+            ..Signature::any_math(&g, Elem::F32, Elem::F32)
+        };
+        let p = Problem::resolve(&g, sig, g.required_lens().unwrap()).unwrap();
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        assert_eq!(
+            (s.math, s.block.m),
+            (Math::MmaTf32x3, 64),
+            "16x{n}x{k}: {}",
+            s.name
+        );
+    }
+}

@@ -93,8 +93,9 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 }
 
 /// Calls of these many rows of C count their rows as the whole tile's on a `wgmma` tile of at
-/// most 64 rows ([`padding_class`]), by the tile's math: from 17 rows, except 3xTF32's from 16
-/// (it has no `mma.sync` tile; its 16-row calls were not measured against the change below).
+/// most 64 rows ([`padding_class`]), in every math. (3xTF32, whose calls take its own tiles only,
+/// all `wgmma`, picks its 64-row tile at 16 rows either way: its rows fill it with less padding
+/// than the 128-row ones.)
 ///
 /// At 16 rows the 16-row `mma.sync` tile (split along K, the slices summed in its own tail) beats
 /// the 64-row `wgmma` tile: 16-bit on the H200, f16 decode rows 0.82–0.96× → 0.92–1.02× cuBLAS,
@@ -107,13 +108,7 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 /// fill half a wave of the swapped 32-wide tile take that tile first (`admission::streams_few_rows`).
 /// At 32 rows the two tiles tie within noise (f16 and bf16 0.81–1.03× either way), so those keep
 /// the `wgmma` tile.
-fn free_wgmma_rows(math: Math) -> core::ops::RangeInclusive<u64> {
-    if math == Math::MmaTf32x3 {
-        16..=64
-    } else {
-        17..=64
-    }
-}
+const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 17..=64;
 
 /// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
 pub(super) fn sixteen_bit(math: Math) -> bool {
@@ -126,8 +121,8 @@ pub(super) fn sixteen_bit(math: Math) -> bool {
 /// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
 /// equally tie, and rank decides.
 ///
-/// Except few rows on `wgmma` tiles: a call of 17 (16 for 3xTF32) to 64 rows
-/// ([`free_wgmma_rows`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
+/// Except few rows on `wgmma` tiles: a call of 17 to 64 rows
+/// ([`FREE_WGMMA_ROWS`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
 /// tile's. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
 /// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
 /// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
@@ -142,10 +137,9 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let (tm, tn) = p.tile_grid(tile);
     let covered =
         u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
-    let free = free_wgmma_rows(spec.math);
     let free_rows = spec.family.persistent()
-        && u64::from(tile.m) <= *free.end()
-        && free.contains(&(p.gemm().m as u64));
+        && u64::from(tile.m) <= *FREE_WGMMA_ROWS.end()
+        && FREE_WGMMA_ROWS.contains(&(p.gemm().m as u64));
     let rows = if free_rows {
         u128::from(tm) * u128::from(tile.m)
     } else {
