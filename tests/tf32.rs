@@ -186,6 +186,38 @@ fn few_rows_nt_on_the_swapped_32_wide_tile() {
     }
 }
 
+/// `nn` decode calls of 17 to 32 rows (`Precision::Tf32`): on a Hopper GPU dispatch takes the
+/// 32-row `mma.sync` tile split along K (`place::FREE_WGMMA_ROWS_TF32_NN`), the slices summed in
+/// its own tail. Checked through dispatch on every context against the f64 reference, with row
+/// tails (17, 29 rows) and k tails (4100, 1028).
+#[test]
+fn few_rows_nn_on_the_32_row_tile_split_along_k() {
+    let mut rng = Rng::for_test("few_rows_nn_on_the_32_row_tile_split_along_k");
+    let ctxs = gpu_all();
+    for (m, n, k) in [
+        (17, 4096, 4100),
+        (24, 4096, 4096),
+        (32, 4096, 1028),
+        (29, 14336, 1024),
+    ] {
+        if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
+            let g = tcgemm::Gemm::new(m, n, k).precision(Precision::Tf32);
+            let plan = ctx.plan::<f32, f32>(&g).unwrap();
+            let kernel = plan.kernel;
+            assert_eq!(
+                (kernel.family, kernel.block.m, plan.split.slices > 1),
+                (Family::MmaSyncMultistage, 32, true),
+                "{m}x{n}x{k} nn: {}",
+                kernel.name
+            );
+        }
+        let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} nn"), p(m, n, k), &mut rng);
+        for (name, ctx) in &ctxs {
+            run_check(&case, name, ctx, None);
+        }
+    }
+}
+
 #[test]
 fn seed_large_sampled() {
     let mut rng = Rng::for_test("seed_large_sampled");

@@ -238,3 +238,48 @@ fn tf32x3_calls_of_16_rows_take_the_64_row_tile() {
         );
     }
 }
+
+#[test]
+fn tf32_nn_calls_of_17_to_32_rows_take_the_32_row_mma_sync_tile() {
+    // `Precision::Tf32` `nn`: 17–32 rows are not free on the 64-row `wgmma` tile
+    // (`FREE_WGMMA_ROWS_TF32_NN`), so the 32-row `mma.sync` tile, split along K, takes them; the
+    // other layouts, 33 rows and up, and `Default` on a TF32 context (exact FP32 among its maths)
+    // keep the `wgmma` tile
+    use tcgemm_kernels::config::Family;
+    let pick = |m: usize, n: usize, k: usize, ta: bool, precision: Precision| {
+        let g = Gemm::new(m, n, k).trans_a(ta).precision(precision);
+        let p = problem(&g, Elem::F32, Elem::F32, true);
+        let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+        (s.math, s.family, s.block.m, s.name)
+    };
+    for (n, k) in [
+        (4096, 4096),
+        (4096, 14336),
+        (4096, 1024),
+        (14336, 4096),
+        (28672, 8192),
+    ] {
+        for m in [17, 24, 32] {
+            let (math, family, bm, name) = pick(m, n, k, false, Precision::Tf32);
+            assert_eq!(
+                (math, family, bm),
+                (Math::MmaTf32, Family::MmaSyncMultistage, 32),
+                "{m}x{n}x{k}: {name}"
+            );
+            for (ta, precision) in [(true, Precision::Tf32), (false, Precision::Default)] {
+                // (an M-major A of 17 f32 rows: rows TMA cannot map, not 16-byte multiples)
+                if ta && m % 4 != 0 {
+                    continue;
+                }
+                let (math, family, bm, name) = pick(m, n, k, ta, precision);
+                assert_eq!(
+                    (math, family.persistent(), bm),
+                    (Math::MmaTf32, true, 64),
+                    "{m}x{n}x{k} trans_a {ta} {precision:?}: {name}"
+                );
+            }
+        }
+        let (_, family, _, name) = pick(40, n, k, false, Precision::Tf32);
+        assert!(family.persistent(), "40x{n}x{k}: {name}");
+    }
+}

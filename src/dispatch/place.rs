@@ -107,8 +107,33 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 /// 16×2048×4096 `nt` (a second call: 28 moved of 36, 1.083×). TF32 `nt` calls of 16 rows that
 /// fill half a wave of the swapped 32-wide tile take that tile first (`admission::streams_few_rows`).
 /// At 32 rows the two tiles tie within noise (f16 and bf16 0.81–1.03× either way), so those keep
-/// the `wgmma` tile.
+/// the `wgmma` tile, except TF32 `nn` calls ([`FREE_WGMMA_ROWS_TF32_NN`]).
 const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 17..=64;
+
+/// [`FREE_WGMMA_ROWS`] of a TF32 `nn` call whose only math is TF32 (`Precision::Tf32`): its 17–32
+/// rows take the 32-row `mma.sync` tile split along K, which streams the weights faster than the
+/// 64-row `wgmma` tile split four ways (TF32 has no swapped `nn` tile: its `wgmma` takes an M-major
+/// operand from registers only). H100, session 73 (both rules alternated twice in one device
+/// call; docs/decode-log.md): 17–32 × 4096×4096 `nn` 1.10–1.11× (32 rows 0.89–0.90 → 0.99–1.00×
+/// cuBLAS), × 4096×14336 1.06–1.09×, × 4096×1024 1.36–1.41×, × 14336×4096 and × 28672×8192
+/// 0.98–1.03×; the other layouts lost on the wide layers (`tn` 28672×8192 0.87–0.90×, `tt`
+/// 14336×4096 0.89–0.92×), so they keep the `wgmma` tile. With exact FP32 among the call's maths
+/// (`Precision::Default` on a context that allows TF32) the rows stay free: the FFMA tiles
+/// outrank the TF32 `mma.sync` tiles and are compute-bound from about 32 rows (32×28672×8192
+/// exact 28.4 TFLOPS against TF32's 64.0, H200, docs/benchmarks-decode.md).
+const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
+
+/// The rows [`padding_class`] counts as free on a `wgmma` tile of at most 64 rows for `spec` on
+/// `p`: [`FREE_WGMMA_ROWS`], or [`FREE_WGMMA_ROWS_TF32_NN`].
+fn free_wgmma_rows(spec: &KernelSpec, p: &Problem) -> core::ops::RangeInclusive<u64> {
+    let g = p.gemm();
+    let tf32_only = p.maths() == Some(&[Math::MmaTf32][..]);
+    if spec.math == Math::MmaTf32 && tf32_only && !g.trans_a && !g.trans_b {
+        FREE_WGMMA_ROWS_TF32_NN
+    } else {
+        FREE_WGMMA_ROWS
+    }
+}
 
 /// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
 pub(super) fn sixteen_bit(math: Math) -> bool {
@@ -122,7 +147,7 @@ pub(super) fn sixteen_bit(math: Math) -> bool {
 /// equally tie, and rank decides.
 ///
 /// Except few rows on `wgmma` tiles: a call of 17 to 64 rows
-/// ([`FREE_WGMMA_ROWS`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
+/// ([`FREE_WGMMA_ROWS`]; TF32 `nn` 33 to 64, [`FREE_WGMMA_ROWS_TF32_NN`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
 /// tile's. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
 /// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
 /// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
@@ -137,9 +162,10 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let (tm, tn) = p.tile_grid(tile);
     let covered =
         u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
+    let free = free_wgmma_rows(spec, p);
     let free_rows = spec.family.persistent()
-        && u64::from(tile.m) <= *FREE_WGMMA_ROWS.end()
-        && FREE_WGMMA_ROWS.contains(&(p.gemm().m as u64));
+        && u64::from(tile.m) <= *free.end()
+        && free.contains(&(p.gemm().m as u64));
     let rows = if free_rows {
         u128::from(tm) * u128::from(tile.m)
     } else {
