@@ -269,11 +269,15 @@ pub(crate) fn select<'a>(
         .copied()
         .filter(|&(s, _)| admits(s, p, sm_count, ping_pong, pairs))
         .collect();
-    // a swapped 32-wide tile streaming the weights of a few rows takes the call
+    // a swapped 32-wide tile streaming the weights of a few rows, or the 64×64 ping-pong tile
+    // streaming them for up to 128 rows on one wave, takes the call
     if let Some(sms) = sm_count {
         let streaming = candidates
             .iter()
-            .filter(|&&(s, _)| admission::streams_few_rows(s, p, sms))
+            .filter(|&&(s, _)| {
+                admission::streams_few_rows(s, p, sms)
+                    || admission::ping_pong_streams_one_wave(s, p, sms)
+            })
             .min_by_key(|&&(s, _)| preference(s));
         if let Some(&(s, _)) = streaming {
             return Some(s);

@@ -15,7 +15,7 @@
 //!   concentrates tightly).
 
 use half::{bf16, f16};
-use tcgemm::{Context, Math, Role};
+use tcgemm::{Context, Family, Math, Role};
 use tcgemm_testkit::*;
 
 /// Every 16-bit kernel with these types and transposes.
@@ -376,6 +376,55 @@ fn wave_of_128x144_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
 fn one_wave_of_128x144_tiles() {
     let mut rng = Rng::for_test("one_wave_of_128x144_tiles");
     all_types!(wave_of_128x144_tiles, &mut rng);
+}
+
+/// Calls of 97 to 128 rows whose 64×64 tiles fill one wave (4096 columns), at least 4096 deep,
+/// `nn` and `nt`: on a Hopper GPU dispatch takes the 64×64 ping-pong tile unsplit
+/// (`admission::ping_pong_streams_one_wave`), each CTA one tile over all of k; and calls of 65 to
+/// 90 rows take a `wgmma` tile (their rows free on it, `place::FREE_WGMMA_ROWS_PAST_64`). Checked
+/// against the f64 reference on every GPU, with row tails (100, 65, 72 rows) and k tails.
+fn rows_of_one_wave_of_64x64_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
+    let Some(ctx) = gpu() else { return false };
+    for (m, n, k, tb) in [
+        (128, 4096, 8192, false),
+        (100, 4096, 4112, true),
+        (65, 14336, 4096, true),
+        (72, 4096, 1040, false),
+    ] {
+        let g = tcgemm::Gemm::new(m, n, k).trans_b(tb);
+        let plan = ctx.plan::<I, O>(&g).unwrap();
+        if ctx.capabilities().hopper {
+            let kernel = plan.kernel;
+            let pp = (
+                kernel.family,
+                kernel.block.m,
+                kernel.block.n,
+                plan.split.slices,
+            ) == (Family::TmaPingPong, 64, 64, 1);
+            assert!(
+                if m > 96 {
+                    pp
+                } else {
+                    kernel.family.persistent()
+                },
+                "{m}x{n}x{k} {}: {}",
+                lay(false, tb),
+                kernel.name
+            );
+        }
+        let label = format!("{m}x{n}x{k} {}", lay(false, tb));
+        let case = Case::<I, O>::new(label, Problem::new(m, n, k).trans(false, tb), rng);
+        for (name, ctx) in gpu_all() {
+            run_check(&case, name, ctx, None);
+        }
+    }
+    true
+}
+
+#[test]
+fn one_wave_of_64x64_ping_pong_tiles() {
+    let mut rng = Rng::for_test("one_wave_of_64x64_ping_pong_tiles");
+    all_types!(rows_of_one_wave_of_64x64_tiles, &mut rng);
 }
 
 /// Decode rows whose 32-wide tiles fill one wave (at most 64 rows, 4096 columns; `nn` on the

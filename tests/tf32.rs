@@ -218,6 +218,35 @@ fn few_rows_nn_on_the_32_row_tile_split_along_k() {
     }
 }
 
+/// Calls of 65 to 90 rows, whose rows pad a 128-row tile (or two 64-row ones) more than √2-fold:
+/// on a Hopper GPU dispatch counts them as free on the `wgmma` tiles
+/// (`place::FREE_WGMMA_ROWS_PAST_64`) and takes one, where the 16- and 32-row `mma.sync` tiles
+/// that pad less took them. Checked through dispatch on every context against the f64 reference,
+/// with k tails (4104, 1032) in `nn` and `nt`.
+#[test]
+fn rows_past_64_on_wgmma_tiles() {
+    let mut rng = Rng::for_test("rows_past_64_on_wgmma_tiles");
+    let ctxs = gpu_all();
+    for (m, n, k, tb) in [
+        (65, 4096, 4104, true),
+        (72, 14336, 1032, false),
+        (88, 4096, 4096, false),
+    ] {
+        if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
+            let g = tcgemm::Gemm::new(m, n, k)
+                .trans_b(tb)
+                .precision(Precision::Tf32);
+            let kernel = ctx.plan::<f32, f32>(&g).unwrap().kernel;
+            assert!(kernel.family.persistent(), "{m}x{n}x{k}: {}", kernel.name);
+        }
+        let pr = p(m, n, k).trans(false, tb);
+        let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} {}", lay(false, tb)), pr, &mut rng);
+        for (name, ctx) in &ctxs {
+            run_check(&case, name, ctx, None);
+        }
+    }
+}
+
 #[test]
 fn seed_large_sampled() {
     let mut rng = Rng::for_test("seed_large_sampled");

@@ -327,6 +327,40 @@ pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) ->
             || few_rows_over_waves(spec, p, sm_count))
 }
 
+/// Whether the 64×64 ping-pong tile `spec` takes `p` over every other candidate
+/// ([`select`](super::select)): a single 16-bit product of 97 to 128 rows in `nn` or `nt`, at
+/// least 4096 deep, whose 64×64 tiles fill 90% of a wave of `sm_count` SMs or more and at most one
+/// (4096 columns: 128 tiles). Each CTA streams its 64 columns of the weights over all of k,
+/// unsplit, and the call is bound by reading them (at most 128 flops a byte of 16-bit weights,
+/// under `wgmma`'s rate over the bandwidth), which the time model does not count: it ranks the
+/// 128×128 or 128×256 tile split 4 or 8 ways ahead (as many multiply-adds a CTA at a faster compute
+/// rate), whose slices are summed in a second launch. H100, session 74 (e6f01e7 and this rule
+/// alternated twice in one device call, 104–128 rows × 4096 × 8192 and 14336 deep, `nn`, `nt`,
+/// f16 and bf16; docs/decode-log.md): 1.01–1.04× by geomean per row count (0.96–1.10×), e.g.
+/// 112×4096×8192 0.90–0.95 → 0.99–1.02× cuBLAS; 16-bit calls 4096 deep ran on this tile already
+/// (the model's pick); at 104–112 rows 14336 deep it lost 2–3%. At 96 rows it lost (an earlier
+/// form of the rule, same session: 96×4096×14336 16-bit 0.94–0.99 → 0.83–0.85× cuBLAS), so it
+/// starts at 97. TF32 was left out: `nt` 96 rows 1.05–1.12 → 0.83–0.87×, 128 rows 0.97–1.04× the
+/// model's pick; `nn` ran 0.76–0.81× forced (the register-A 128×128 tile split: 0.94–1.03×). Not
+/// where TMA would read A or B off 32-byte sectors (unmeasured; the 128×256 tile alone keeps
+/// such calls, [`pairs_fill`]).
+pub(crate) fn ping_pong_streams_one_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
+    let g = p.gemm();
+    let tiles = p.tiles(spec.c_tile());
+    let sms = u64::from(sm_count);
+    spec.family == Family::TmaPingPong
+        && (spec.block.m, spec.block.n) == (64, 64)
+        && !spec.swaps_ab()
+        && sixteen_bit(spec.math)
+        && !g.trans_a
+        && g.batch == 1
+        && (97..=128).contains(&g.m)
+        && g.k >= 4096
+        && !tma_reads_off_sectors(p)
+        && 100 * tiles >= THIN_WAVE_PERCENT * sms
+        && tiles <= sms
+}
+
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide
 /// ping-pong tiles (`*_64x32x64_w64x32_s16_tma_pp`, 16-bit, K-major B, and `nn`, `nt` swapped) were
 /// measured on and serve, one wave of 128 tiles (at 4096 columns; swapped, 32 rows × 64 columns of

@@ -283,3 +283,28 @@ fn tf32_nn_calls_of_17_to_32_rows_take_the_32_row_mma_sync_tile() {
         assert!(family.persistent(), "40x{n}x{k}: {name}");
     }
 }
+
+#[test]
+fn rows_past_64_take_a_wgmma_tile() {
+    // 65–90 rows pad a 128-row tile (or two 64-row ones) past √2-fold, yet their rows are free on
+    // the `wgmma` tiles (`FREE_WGMMA_ROWS_PAST_64`): a persistent tile takes them in every math
+    // and layout, where the 16- and 32-row `mma.sync` tiles (less padding) did
+    for (input, tf32) in [(Elem::F16, false), (Elem::Bf16, false), (Elem::F32, true)] {
+        for m in [65, 72, 88] {
+            for (n, k) in [(4096, 4096), (4096, 14336), (14336, 4096), (28672, 8192)] {
+                for tb in [false, true] {
+                    let precision = if tf32 {
+                        Precision::Tf32
+                    } else {
+                        Precision::Default
+                    };
+                    let g = Gemm::new(m, n, k).trans_b(tb).precision(precision);
+                    let p = problem(&g, input, input, tf32);
+                    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+                    assert!(s.family.persistent(), "{g:?} {input:?}: {}", s.name);
+                    assert_eq!(padding_class(s, &p), 0, "{g:?} {input:?}: {}", s.name);
+                }
+            }
+        }
+    }
+}

@@ -349,3 +349,52 @@ fn tf32_nt_decode_rows_take_the_swapped_32_wide_tile() {
         assert_ne!(pick(m, n, k, tb).0, swapped, "{m}x{n}x{k} {tb}");
     }
 }
+
+#[test]
+fn rows_of_one_wave_of_64x64_tiles_stream_on_the_ping_pong_tile() {
+    // 16-bit calls of 97–128 rows × 4096 columns (128 tiles of 64×64), at least 4096 deep, `nn`
+    // and `nt`: the 64×64 ping-pong tile, unsplit (`admission::ping_pong_streams_one_wave`)
+    use tcgemm_kernels::config::Family;
+    let pick = |m: usize, k: usize, tb: bool, input: Elem, tf32: bool| {
+        let precision = if tf32 {
+            Precision::Tf32
+        } else {
+            Precision::Default
+        };
+        let g = Gemm::new(m, 4096, k).trans_b(tb).precision(precision);
+        let p = problem(&g, input, input, tf32);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.family, s.block.m, s.block.n, cut(s).slices, s.name)
+    };
+    for m in [97, 112, 128] {
+        for k in [4096, 14336] {
+            for (tb, input) in [
+                (false, Elem::F16),
+                (true, Elem::F16),
+                (false, Elem::Bf16),
+                (true, Elem::Bf16),
+            ] {
+                let (family, bm, bn, slices, name) = pick(m, k, tb, input, false);
+                assert_eq!(
+                    (family, bm, bn, slices),
+                    (Family::TmaPingPong, 64, 64, 1),
+                    "{m}x4096x{k} trans_b {tb} {input:?}: {name}"
+                );
+            }
+        }
+        // TF32 keeps the time model's pick (a 128-row tile split along K)
+        let (family, ..) = pick(m, 14336, true, Elem::F32, true);
+        assert_ne!(family, Family::TmaPingPong, "{m} rows TF32 nt");
+    }
+    // 96 rows (two rows of 64-row tiles for one of 128) and 129 rows: not this rule
+    for m in [96, 129] {
+        let g = Gemm::new(m, 4096, 14336);
+        let p = problem(&g, Elem::F16, Elem::F16, false);
+        let spec = KERNELS
+            .iter()
+            .find(|k| k.name == "f16_f16_nn_64x64x64_w64x64_s12_tma_pp")
+            .unwrap();
+        assert!(!admission::ping_pong_streams_one_wave(spec, &p, 132), "{m}");
+    }
+}

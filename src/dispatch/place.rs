@@ -123,6 +123,19 @@ const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 17..=64;
 /// exact 28.4 TFLOPS against TF32's 64.0, H200, docs/benchmarks-decode.md).
 const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
 
+/// Rows of C past 64 that [`padding_class`] counts as free on a `wgmma` tile of at most 128 rows
+/// (one row of 128-row tiles, two of 64-row ones), in every math. Only 65–90 rows change class
+/// by it (from 91 rows a 128-row tile pads less than √2-fold). A call of at most 128 rows whose
+/// weights dominate its bytes is bound by reading them (at most 128 flops a byte of 16-bit
+/// weights, 64 of f32), so the padded rows cost no time, while the 16- and 32-row `mma.sync`
+/// tiles that pad less read the weights once per 16 or 32 rows and compute at half `wgmma`'s
+/// rate or less. H100, session 74 (e6f01e7 and this rule alternated twice in one device call; 65,
+/// 72 and 88 rows × 4096×4096, 4096×8192, 4096×14336, 14336×4096, `nn` and `nt`, f16, bf16 and
+/// TF32; docs/decode-log.md): 72 calls moved from the 16-row tile (65 rows, rows 64 on in a tail
+/// launch) and the 32-row tile to `wgmma` tiles, 16-bit 0.40–0.69 → 0.69–0.97× cuBLAS, TF32
+/// 0.29–0.51 → 0.94–1.12×; 1.37–3.11× by geomean per row count and math.
+const FREE_WGMMA_ROWS_PAST_64: core::ops::RangeInclusive<u64> = 65..=128;
+
 /// The rows [`padding_class`] counts as free on a `wgmma` tile of at most 64 rows for `spec` on
 /// `p`: [`FREE_WGMMA_ROWS`], or [`FREE_WGMMA_ROWS_TF32_NN`].
 fn free_wgmma_rows(spec: &KernelSpec, p: &Problem) -> core::ops::RangeInclusive<u64> {
@@ -162,10 +175,11 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let (tm, tn) = p.tile_grid(tile);
     let covered =
         u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
-    let free = free_wgmma_rows(spec, p);
+    let (free, m) = (free_wgmma_rows(spec, p), p.gemm().m as u64);
     let free_rows = spec.family.persistent()
-        && u64::from(tile.m) <= *free.end()
-        && free.contains(&(p.gemm().m as u64));
+        && ((u64::from(tile.m) <= *free.end() && free.contains(&m))
+            || (u64::from(tile.m) <= *FREE_WGMMA_ROWS_PAST_64.end()
+                && FREE_WGMMA_ROWS_PAST_64.contains(&m)));
     let rows = if free_rows {
         u128::from(tm) * u128::from(tile.m)
     } else {
