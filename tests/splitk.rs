@@ -357,16 +357,19 @@ fn tma_split_shapes(
     );
 }
 
-/// On Hopper, 128- and 256-row decode calls split on the 128-row TMA tiles, every layout. (Slices
-/// of at least 20 k-tiles: shorter ones give way to an unsplit persistent tile where one fills
-/// the SMs, e.g. 128×4096×4096 runs the 64×128 tile with stream-K, `tests/streamk.rs`.)
+/// On Hopper, 96-, 128- and 256-row decode calls split on the 128-row TMA tiles, every layout.
+/// (Slices of at least 20 k-tiles: shorter ones give way to an unsplit persistent tile where one
+/// fills the SMs, e.g. 128×4096×4096 runs the 64×128 tile with stream-K, `tests/streamk.rs`; and
+/// 16-bit `nn`/`nt` calls of 97–128 rows on one wave of 64×64 tiles take the 64×64 ping-pong tile
+/// unsplit, `admission::ping_pong_streams_one_wave`.)
 #[test]
 fn tma_splits() {
     tma_split_shapes(
         "splitk tma",
         &[
-            (128, 4096, 14336, false, false),
-            (128, 4096, 14336, false, true),
+            (96, 4096, 14336, false, false),
+            (96, 4096, 14336, false, true),
+            (128, 4096, 14336, true, true),
             (256, 4096, 14336, true, false),
             (128, 1024, 4160, true, true),
         ],
