@@ -136,16 +136,23 @@ const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
 /// 0.29–0.51 → 0.94–1.12×; 1.37–3.11× by geomean per row count and math.
 const FREE_WGMMA_ROWS_PAST_64: core::ops::RangeInclusive<u64> = 65..=128;
 
-/// The rows [`padding_class`] counts as free on a `wgmma` tile of at most 64 rows for `spec` on
-/// `p`: [`FREE_WGMMA_ROWS`], or [`FREE_WGMMA_ROWS_TF32_NN`].
-fn free_wgmma_rows(spec: &KernelSpec, p: &Problem) -> core::ops::RangeInclusive<u64> {
+/// Whether [`padding_class`] counts `p`'s rows as free on `spec`: a persistent (`wgmma`) tile of
+/// at most 64 rows and a call of [`FREE_WGMMA_ROWS`] ([`FREE_WGMMA_ROWS_TF32_NN`] for a TF32-only
+/// `nn` call on a TF32 tile), or one of at most 128 rows and a call of
+/// [`FREE_WGMMA_ROWS_PAST_64`].
+fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
     let g = p.gemm();
+    let (tile_m, m) = (u64::from(spec.c_tile().m), g.m as u64);
     let tf32_only = p.maths() == Some(&[Math::MmaTf32][..]);
-    if spec.math == Math::MmaTf32 && tf32_only && !g.trans_a && !g.trans_b {
+    let few = if spec.math == Math::MmaTf32 && tf32_only && !g.trans_a && !g.trans_b {
         FREE_WGMMA_ROWS_TF32_NN
     } else {
         FREE_WGMMA_ROWS
-    }
+    };
+    let past_64 = FREE_WGMMA_ROWS_PAST_64;
+    spec.family.persistent()
+        && ((tile_m <= *few.end() && few.contains(&m))
+            || (tile_m <= *past_64.end() && past_64.contains(&m)))
 }
 
 /// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
@@ -159,9 +166,10 @@ pub(super) fn sixteen_bit(math: Math) -> bool {
 /// on 16-row tiles class 8, on 64-row tiles class 12. Coarse on purpose: tiles that pad about
 /// equally tie, and rank decides.
 ///
-/// Except few rows on `wgmma` tiles: a call of 17 to 64 rows
-/// ([`FREE_WGMMA_ROWS`]; TF32 `nn` 33 to 64, [`FREE_WGMMA_ROWS_TF32_NN`]) on a persistent (`wgmma`) tile of at most 64 rows counts its rows as the
-/// tile's. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
+/// Except few rows on `wgmma` tiles ([`rows_free`]): a call of 17 to 64 rows ([`FREE_WGMMA_ROWS`];
+/// TF32 `nn` 33 to 64, [`FREE_WGMMA_ROWS_TF32_NN`]) on a persistent (`wgmma`) tile of at most 64
+/// rows, or of 65 to 128 rows on one of at most 128 ([`FREE_WGMMA_ROWS_PAST_64`]), counts its rows
+/// as the tiles'. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
 /// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
 /// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
 /// `mma.sync` tiles' swizzled layout of session 22): from 16 rows up the 64×128 `wgmma` tile beat
@@ -175,12 +183,7 @@ pub(crate) fn padding_class(spec: &KernelSpec, p: &Problem) -> u32 {
     let (tm, tn) = p.tile_grid(tile);
     let covered =
         u128::from(tm) * u128::from(tile.m.max(1)) * u128::from(tn) * u128::from(tile.n.max(1));
-    let (free, m) = (free_wgmma_rows(spec, p), p.gemm().m as u64);
-    let free_rows = spec.family.persistent()
-        && ((u64::from(tile.m) <= *free.end() && free.contains(&m))
-            || (u64::from(tile.m) <= *FREE_WGMMA_ROWS_PAST_64.end()
-                && FREE_WGMMA_ROWS_PAST_64.contains(&m)));
-    let rows = if free_rows {
+    let rows = if rows_free(spec, p) {
         u128::from(tm) * u128::from(tile.m)
     } else {
         p.gemm().m as u128
