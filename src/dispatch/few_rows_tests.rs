@@ -307,4 +307,19 @@ fn rows_past_64_take_a_wgmma_tile() {
             }
         }
     }
+    // not in batches of short items (unmeasured there): 256 products of 80×80×80 keep the 32-row
+    // `mma.sync` tile
+    let p = problem(
+        &Gemm::new(80, 80, 80).batch(256),
+        Elem::F16,
+        Elem::F16,
+        false,
+    );
+    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+    assert_eq!(
+        (s.family.persistent(), s.block.m),
+        (false, 32),
+        "{}",
+        s.name
+    );
 }

@@ -124,8 +124,10 @@ const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 17..=64;
 const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
 
 /// Rows of C past 64 that [`padding_class`] counts as free on a `wgmma` tile of at most 128 rows
-/// (one row of 128-row tiles, two of 64-row ones), in every math. Only 65–90 rows change class
-/// by it (from 91 rows a 128-row tile pads less than √2-fold). A call of at most 128 rows whose
+/// (one row of 128-row tiles, two of 64-row ones) in a single product (not a batch: short
+/// batched items are not bound by reading weights, and were not measured so), in every math. It
+/// moves calls of 65–90 rows to class 0 on such tiles, and of 91–127 rows whose columns pad too
+/// (from 91 rows a 128-row tile alone pads less than √2-fold). A call of at most 128 rows whose
 /// weights dominate its bytes is bound by reading them (at most 128 flops a byte of 16-bit
 /// weights, 64 of f32), so the padded rows cost no time, while the 16- and 32-row `mma.sync`
 /// tiles that pad less read the weights once per 16 or 32 rows and compute at half `wgmma`'s
@@ -138,7 +140,7 @@ const FREE_WGMMA_ROWS_PAST_64: core::ops::RangeInclusive<u64> = 65..=128;
 
 /// Whether [`padding_class`] counts `p`'s rows as free on `spec`: a persistent (`wgmma`) tile of
 /// at most 64 rows and a call of [`FREE_WGMMA_ROWS`] ([`FREE_WGMMA_ROWS_TF32_NN`] for a TF32-only
-/// `nn` call on a TF32 tile), or one of at most 128 rows and a call of
+/// `nn` call on a TF32 tile), or one of at most 128 rows and a single product of
 /// [`FREE_WGMMA_ROWS_PAST_64`].
 fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
     let g = p.gemm();
@@ -152,7 +154,7 @@ fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
     let past_64 = FREE_WGMMA_ROWS_PAST_64;
     spec.family.persistent()
         && ((tile_m <= *few.end() && few.contains(&m))
-            || (tile_m <= *past_64.end() && past_64.contains(&m)))
+            || (g.batch == 1 && tile_m <= *past_64.end() && past_64.contains(&m)))
 }
 
 /// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
