@@ -282,6 +282,11 @@ fn tf32_nn_calls_of_17_to_32_rows_take_the_32_row_mma_sync_tile() {
         let (_, family, _, name) = pick(40, n, k, false, Precision::Tf32);
         assert!(family.persistent(), "40x{n}x{k}: {name}");
     }
+    // batches keep the 64-row `wgmma` tile (unmeasured there)
+    let g = Gemm::new(32, 512, 512).batch(64).precision(Precision::Tf32);
+    let p = problem(&g, Elem::F32, Elem::F32, true);
+    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+    assert_eq!((s.family.persistent(), s.block.m), (true, 64), "{}", s.name);
 }
 
 #[test]

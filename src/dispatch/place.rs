@@ -110,9 +110,9 @@ fn quarter_wave_ping_pong(spec: &KernelSpec, p: &Problem) -> bool {
 /// the `wgmma` tile, except TF32 `nn` calls ([`FREE_WGMMA_ROWS_TF32_NN`]).
 const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 17..=64;
 
-/// [`FREE_WGMMA_ROWS`] of a TF32 `nn` call whose only math is TF32 (`Precision::Tf32`): its 17–32
-/// rows take the 32-row `mma.sync` tile split along K, which streams the weights faster than the
-/// 64-row `wgmma` tile split four ways (TF32 has no swapped `nn` tile: its `wgmma` takes an M-major
+/// [`FREE_WGMMA_ROWS`] of a single TF32 `nn` product whose only math is TF32 (`Precision::Tf32`):
+/// its 17–32 rows take the 32-row `mma.sync` tile split along K, which streams the weights faster
+/// than the 64-row `wgmma` tile split four ways (TF32 has no swapped `nn` tile: its `wgmma` takes an M-major
 /// operand from registers only). H100, session 73 (both rules alternated twice in one device
 /// call; docs/decode-log.md): 17–32 × 4096×4096 `nn` 1.10–1.11× (32 rows 0.89–0.90 → 0.99–1.00×
 /// cuBLAS), × 4096×14336 1.06–1.09×, × 4096×1024 1.36–1.41×, × 14336×4096 and × 28672×8192
@@ -139,14 +139,16 @@ const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
 const FREE_WGMMA_ROWS_PAST_64: core::ops::RangeInclusive<u64> = 65..=128;
 
 /// Whether [`padding_class`] counts `p`'s rows as free on `spec`: a persistent (`wgmma`) tile of
-/// at most 64 rows and a call of [`FREE_WGMMA_ROWS`] ([`FREE_WGMMA_ROWS_TF32_NN`] for a TF32-only
-/// `nn` call on a TF32 tile), or one of at most 128 rows and a single product of
-/// [`FREE_WGMMA_ROWS_PAST_64`].
+/// at most 64 rows and a call of [`FREE_WGMMA_ROWS`] ([`FREE_WGMMA_ROWS_TF32_NN`] for a single
+/// TF32-only `nn` product on a TF32 tile), or one of at most 128 rows and a single product of
+/// [`FREE_WGMMA_ROWS_PAST_64`]. (Batches keep [`FREE_WGMMA_ROWS`]: their short items are not bound
+/// by reading weights, and the other rules were measured on single products.)
 fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
     let g = p.gemm();
     let (tile_m, m) = (u64::from(spec.c_tile().m), g.m as u64);
     let tf32_only = p.maths() == Some(&[Math::MmaTf32][..]);
-    let few = if spec.math == Math::MmaTf32 && tf32_only && !g.trans_a && !g.trans_b {
+    let tf32_nn = spec.math == Math::MmaTf32 && tf32_only && !g.trans_a && !g.trans_b;
+    let few = if tf32_nn && g.batch == 1 {
         FREE_WGMMA_ROWS_TF32_NN
     } else {
         FREE_WGMMA_ROWS
