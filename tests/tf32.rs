@@ -145,6 +145,22 @@ fn one_wave_of_128x144_tiles() {
     );
 }
 
+/// Checks `pr` through dispatch on every context against the f64 reference, after asserting that
+/// a Hopper context plans it as `hopper_plan` says (the kernel and cut a dispatch rule promises).
+fn check_dispatch(rng: &mut Rng, pr: Problem, hopper_plan: impl Fn(&tcgemm::Plan) -> bool) {
+    let ctxs = gpu_all();
+    let label = format!("{}x{}x{} {}", pr.m, pr.n, pr.k, lay(pr.trans_a, pr.trans_b));
+    if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
+        let plan = ctx.plan::<f32, f32>(&pr.gemm()).unwrap();
+        let (kernel, slices) = (plan.kernel.name, plan.split.slices);
+        assert!(hopper_plan(&plan), "{label}: {kernel} in {slices} slices");
+    }
+    let case = Case::<f32, f32>::new(label, pr, rng);
+    for (name, ctx) in &ctxs {
+        run_check(&case, name, ctx, None);
+    }
+}
+
 /// `nt` decode calls of 1 to 32 rows (the weights stored n×k): on a Hopper GPU dispatch takes the
 /// TF32 swapped 32-wide ping-pong tile unsplit (`admission::streams_few_rows`), 8 to 32 rows on
 /// half a wave of its tiles (4096 columns), fewer 1024 to 2048 deep, and any of them on a wave or
@@ -154,7 +170,6 @@ fn one_wave_of_128x144_tiles() {
 #[test]
 fn few_rows_nt_on_the_swapped_32_wide_tile() {
     let mut rng = Rng::for_test("few_rows_nt_on_the_swapped_32_wide_tile");
-    let ctxs = gpu_all();
     for (m, n, k) in [
         (24, 4096, 4096),
         (17, 4096, 4100),
@@ -165,24 +180,13 @@ fn few_rows_nt_on_the_swapped_32_wide_tile() {
         (2, 14336, 4100),
         (25, 14336, 1024),
     ] {
-        let pr = p(m, n, k).trans(false, true);
-        if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
-            let g = tcgemm::Gemm::new(m, n, k)
-                .trans_b(true)
-                .precision(Precision::Tf32);
-            let plan = ctx.plan::<f32, f32>(&g).unwrap();
-            let kernel = plan.kernel;
-            assert_eq!(
-                (kernel.block.n, plan.split.slices, kernel.swaps_ab()),
-                (32, 1, true),
-                "{m}x{n}x{k} nt: {}",
-                kernel.name
-            );
-        }
-        let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} nt"), pr, &mut rng);
-        for (name, ctx) in &ctxs {
-            run_check(&case, name, ctx, None);
-        }
+        check_dispatch(&mut rng, p(m, n, k).trans(false, true), |plan| {
+            (
+                plan.kernel.block.n,
+                plan.split.slices,
+                plan.kernel.swaps_ab(),
+            ) == (32, 1, true)
+        });
     }
 }
 
@@ -193,28 +197,17 @@ fn few_rows_nt_on_the_swapped_32_wide_tile() {
 #[test]
 fn few_rows_nn_on_the_32_row_tile_split_along_k() {
     let mut rng = Rng::for_test("few_rows_nn_on_the_32_row_tile_split_along_k");
-    let ctxs = gpu_all();
     for (m, n, k) in [
         (17, 4096, 4100),
         (24, 4096, 4096),
         (32, 4096, 1028),
         (29, 14336, 1024),
     ] {
-        if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
-            let g = tcgemm::Gemm::new(m, n, k).precision(Precision::Tf32);
-            let plan = ctx.plan::<f32, f32>(&g).unwrap();
+        check_dispatch(&mut rng, p(m, n, k), |plan| {
             let kernel = plan.kernel;
-            assert_eq!(
-                (kernel.family, kernel.block.m, plan.split.slices > 1),
-                (Family::MmaSyncMultistage, 32, true),
-                "{m}x{n}x{k} nn: {}",
-                kernel.name
-            );
-        }
-        let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} nn"), p(m, n, k), &mut rng);
-        for (name, ctx) in &ctxs {
-            run_check(&case, name, ctx, None);
-        }
+            (kernel.family, kernel.block.m, plan.split.slices > 1)
+                == (Family::MmaSyncMultistage, 32, true)
+        });
     }
 }
 
@@ -226,24 +219,14 @@ fn few_rows_nn_on_the_32_row_tile_split_along_k() {
 #[test]
 fn rows_past_64_on_wgmma_tiles() {
     let mut rng = Rng::for_test("rows_past_64_on_wgmma_tiles");
-    let ctxs = gpu_all();
     for (m, n, k, tb) in [
         (65, 4096, 4104, true),
         (72, 14336, 1032, false),
         (88, 4096, 4096, false),
     ] {
-        if let Some((_, ctx)) = ctxs.first().filter(|(_, c)| c.capabilities().hopper) {
-            let g = tcgemm::Gemm::new(m, n, k)
-                .trans_b(tb)
-                .precision(Precision::Tf32);
-            let kernel = ctx.plan::<f32, f32>(&g).unwrap().kernel;
-            assert!(kernel.family.persistent(), "{m}x{n}x{k}: {}", kernel.name);
-        }
-        let pr = p(m, n, k).trans(false, tb);
-        let case = Case::<f32, f32>::new(format!("{m}x{n}x{k} {}", lay(false, tb)), pr, &mut rng);
-        for (name, ctx) in &ctxs {
-            run_check(&case, name, ctx, None);
-        }
+        check_dispatch(&mut rng, p(m, n, k).trans(false, tb), |plan| {
+            plan.kernel.family.persistent()
+        });
     }
 }
 

@@ -112,15 +112,16 @@ const FREE_WGMMA_ROWS: core::ops::RangeInclusive<u64> = 17..=64;
 
 /// [`FREE_WGMMA_ROWS`] of a single TF32 `nn` product whose only math is TF32 (`Precision::Tf32`):
 /// its 17–32 rows take the 32-row `mma.sync` tile split along K, which streams the weights faster
-/// than the 64-row `wgmma` tile split four ways (TF32 has no swapped `nn` tile: its `wgmma` takes an M-major
-/// operand from registers only). H100, session 73 (both rules alternated twice in one device
-/// call; docs/decode-log.md): 17–32 × 4096×4096 `nn` 1.10–1.11× (32 rows 0.89–0.90 → 0.99–1.00×
-/// cuBLAS), × 4096×14336 1.06–1.09×, × 4096×1024 1.36–1.41×, × 14336×4096 and × 28672×8192
-/// 0.98–1.03×; the other layouts lost on the wide layers (`tn` 28672×8192 0.87–0.90×, `tt`
-/// 14336×4096 0.89–0.92×), so they keep the `wgmma` tile. With exact FP32 among the call's maths
-/// (`Precision::Default` on a context that allows TF32) the rows stay free: the FFMA tiles
-/// outrank the TF32 `mma.sync` tiles and are compute-bound from about 32 rows (32×28672×8192
-/// exact 28.4 TFLOPS against TF32's 64.0, H200, docs/benchmarks-decode.md).
+/// than the 64-row `wgmma` tile split four ways (TF32 has no swapped `nn` tile: its `wgmma` takes
+/// an M-major operand from registers only). H100, both rules alternated twice in one device call
+/// (docs/decode-log.md): session 73, 17–32 × 4096×4096 `nn` 1.10–1.11× (32 rows 0.89–0.90 →
+/// 0.99–1.00× cuBLAS), × 4096×14336 1.06–1.09×, × 4096×1024 1.36–1.41×, × 14336×4096 and
+/// × 28672×8192 0.98–1.03×; session 74, 27 calls of 17, 24 and 32 rows × nine weight shapes
+/// 0.91 → 1.00× cuBLAS by geomean. The other layouts lost on the wide layers (`tn` 28672×8192
+/// 0.87–0.90×, `tt` 14336×4096 0.89–0.92×), so they keep the `wgmma` tile. With exact FP32 among
+/// the call's maths (`Precision::Default` on a context that allows TF32) the rows stay free: the
+/// FFMA tiles outrank the TF32 `mma.sync` tiles and are compute-bound from about 32 rows
+/// (32×28672×8192 exact 28.4 TFLOPS against TF32's 64.0, H200, docs/benchmarks-decode.md).
 const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
 
 /// Rows of C past 64 that [`padding_class`] counts as free on a `wgmma` tile of at most 128 rows
@@ -173,9 +174,9 @@ pub(super) fn sixteen_bit(math: Math) -> bool {
 /// Except few rows on `wgmma` tiles ([`rows_free`]): a call of 17 to 64 rows ([`FREE_WGMMA_ROWS`];
 /// TF32 `nn` 33 to 64, [`FREE_WGMMA_ROWS_TF32_NN`]) on a persistent (`wgmma`) tile of at most 64
 /// rows, or of 65 to 128 rows on one of at most 128 ([`FREE_WGMMA_ROWS_PAST_64`]), counts its rows
-/// as the tiles'. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows of
-/// 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so the
-/// padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
+/// as the tiles'. Such a call is bound by reading B once (2 flops per row and element of B: 64 rows
+/// of 16-bit B need 64 flops per byte, a fifth of `wgmma`'s rate over the H200's bandwidth), so
+/// the padded rows cost no time. Measured on the H200 (docs/decode-log.md, session 13, before the
 /// `mma.sync` tiles' swizzled layout of session 22): from 16 rows up the 64×128 `wgmma` tile beat
 /// the 16- and 32-row `mma.sync` tiles that pad less (f16 decode geomean at 32 rows 0.79× cuBLAS
 /// → 0.91×); below 16 it loses on the 4096-wide layers, where it splits K four ways and sums the
