@@ -327,4 +327,21 @@ fn rows_past_64_take_a_wgmma_tile() {
         "{}",
         s.name
     );
+    // under 4096 columns (`PAST_64_MIN_COLUMNS_16_BIT`) 16-bit calls keep the 16- and 32-row
+    // `mma.sync` tiles (they ran 0.89–0.98× as fast on the `wgmma` tiles), TF32 ones move
+    for (m, tile_m) in [(65, 16), (72, 32), (80, 32)] {
+        for (n, k) in [(512, 4096), (1024, 2048), (2048, 4096)] {
+            for tb in [false, true] {
+                let g = Gemm::new(m, n, k).trans_b(tb);
+                let p = problem(&g, Elem::F16, Elem::F16, false);
+                let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+                let got = (s.family.persistent(), s.block.m);
+                assert_eq!(got, (false, tile_m), "{g:?}: {}", s.name);
+                let g = g.precision(Precision::Tf32);
+                let p = problem(&g, Elem::F32, Elem::F32, true);
+                let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+                assert!(s.family.persistent(), "{g:?} TF32: {}", s.name);
+            }
+        }
+    }
 }

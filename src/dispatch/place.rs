@@ -137,12 +137,23 @@ const FREE_WGMMA_ROWS_TF32_NN: core::ops::RangeInclusive<u64> = 33..=64;
 /// TF32; docs/decode-log.md): 72 calls moved from the 16-row tile (65 rows, rows 64 on in a tail
 /// launch) and the 32-row tile to `wgmma` tiles, 16-bit 0.40–0.69 → 0.69–0.97× cuBLAS, TF32
 /// 0.29–0.51 → 0.94–1.12×; 1.37–3.11× by geomean per row count and math.
+/// 16-bit calls count these rows free from [`PAST_64_MIN_COLUMNS_16_BIT`] columns only.
 const FREE_WGMMA_ROWS_PAST_64: core::ops::RangeInclusive<u64> = 65..=128;
+
+/// The fewest columns of C at which a 16-bit call's rows past 64 are free
+/// ([`FREE_WGMMA_ROWS_PAST_64`]). Narrower 16-bit layers lost on the `wgmma` tiles: H100, session
+/// 75 (32aa762 and 710bcbb alternated twice in one device call; 65, 72 and 80 rows × 512, 1024,
+/// 2048 columns × 1024–4096 deep, `nn` and `nt`; docs/decode-log.md), the f16 calls moved from the
+/// 16- and 32-row `mma.sync` tiles to the 128×64 and 128×128 `wgmma` tiles split 2–8 ways ran
+/// 0.894× (65 rows), 0.958× (72) and 0.981× (80) as fast, 0.72–1.15× per call, while the TF32
+/// ones ran 1.07–1.14× (0.87–1.53×) and keep the rule.
+const PAST_64_MIN_COLUMNS_16_BIT: u64 = 4096;
 
 /// Whether [`padding_class`] counts `p`'s rows as free on `spec`: a persistent (`wgmma`) tile of
 /// at most 64 rows and a call of [`FREE_WGMMA_ROWS`] ([`FREE_WGMMA_ROWS_TF32_NN`] for a single
 /// TF32-only `nn` product on a TF32 tile), or one of at most 128 rows and a single product of
-/// [`FREE_WGMMA_ROWS_PAST_64`]. (Batches keep [`FREE_WGMMA_ROWS`]: their short items are not bound
+/// [`FREE_WGMMA_ROWS_PAST_64`] (16-bit: of at least [`PAST_64_MIN_COLUMNS_16_BIT`] columns).
+/// (Batches keep [`FREE_WGMMA_ROWS`]: their short items are not bound
 /// by reading weights, and the other rules were measured on single products.)
 fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
     let g = p.gemm();
@@ -155,9 +166,10 @@ fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
         FREE_WGMMA_ROWS
     };
     let past_64 = FREE_WGMMA_ROWS_PAST_64;
+    let wide = !sixteen_bit(spec.math) || g.n as u64 >= PAST_64_MIN_COLUMNS_16_BIT;
     spec.family.persistent()
         && ((tile_m <= *few.end() && few.contains(&m))
-            || (g.batch == 1 && tile_m <= *past_64.end() && past_64.contains(&m)))
+            || (g.batch == 1 && wide && tile_m <= *past_64.end() && past_64.contains(&m)))
 }
 
 /// Whether `math` multiplies 16-bit inputs (f16 or bf16, either accumulation).
