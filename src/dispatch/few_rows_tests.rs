@@ -291,6 +291,13 @@ fn tf32_nn_calls_of_17_to_32_rows_take_the_32_row_mma_sync_tile() {
 
 #[test]
 fn rows_past_64_take_a_wgmma_tile() {
+    let pick = |g: &Gemm, input: Elem, tf32: bool| {
+        let p = problem(g, input, input, tf32);
+        (
+            select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap(),
+            p,
+        )
+    };
     // 65–90 rows pad a 128-row tile (or two 64-row ones) past √2-fold, yet their rows are free on
     // the `wgmma` tiles (`FREE_WGMMA_ROWS_PAST_64`): a persistent tile takes them in every math
     // and layout, where the 16- and 32-row `mma.sync` tiles (less padding) did
@@ -304,8 +311,7 @@ fn rows_past_64_take_a_wgmma_tile() {
                         Precision::Default
                     };
                     let g = Gemm::new(m, n, k).trans_b(tb).precision(precision);
-                    let p = problem(&g, input, input, tf32);
-                    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+                    let (s, p) = pick(&g, input, tf32);
                     assert!(s.family.persistent(), "{g:?} {input:?}: {}", s.name);
                     assert_eq!(padding_class(s, &p), 0, "{g:?} {input:?}: {}", s.name);
                 }
@@ -314,32 +320,21 @@ fn rows_past_64_take_a_wgmma_tile() {
     }
     // not in batches of short items (unmeasured there): 256 products of 80×80×80 keep the 32-row
     // `mma.sync` tile
-    let p = problem(
-        &Gemm::new(80, 80, 80).batch(256),
-        Elem::F16,
-        Elem::F16,
-        false,
-    );
-    let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
-    assert_eq!(
-        (s.family.persistent(), s.block.m),
-        (false, 32),
-        "{}",
-        s.name
-    );
+    let (s, _) = pick(&Gemm::new(80, 80, 80).batch(256), Elem::F16, false);
+    let got = (s.family.persistent(), s.block.m);
+    assert_eq!(got, (false, 32), "{}", s.name);
     // under 4096 columns (`PAST_64_MIN_COLUMNS_16_BIT`) 16-bit calls keep the 16- and 32-row
     // `mma.sync` tiles (they ran 0.89–0.98× as fast on the `wgmma` tiles), TF32 ones move
     for (m, tile_m) in [(65, 16), (72, 32), (80, 32)] {
         for (n, k) in [(512, 4096), (1024, 2048), (2048, 4096)] {
             for tb in [false, true] {
                 let g = Gemm::new(m, n, k).trans_b(tb);
-                let p = problem(&g, Elem::F16, Elem::F16, false);
-                let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
-                let got = (s.family.persistent(), s.block.m);
-                assert_eq!(got, (false, tile_m), "{g:?}: {}", s.name);
-                let g = g.precision(Precision::Tf32);
-                let p = problem(&g, Elem::F32, Elem::F32, true);
-                let s = select(KERNELS, &p, Some(132), |_| true, context_cut(&p)).unwrap();
+                for input in [Elem::F16, Elem::Bf16] {
+                    let (s, _) = pick(&g, input, false);
+                    let got = (s.family.persistent(), s.block.m);
+                    assert_eq!(got, (false, tile_m), "{g:?} {input:?}: {}", s.name);
+                }
+                let (s, _) = pick(&g.precision(Precision::Tf32), Elem::F32, true);
                 assert!(s.family.persistent(), "{g:?} TF32: {}", s.name);
             }
         }

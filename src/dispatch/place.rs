@@ -153,8 +153,8 @@ const PAST_64_MIN_COLUMNS_16_BIT: u64 = 4096;
 /// at most 64 rows and a call of [`FREE_WGMMA_ROWS`] ([`FREE_WGMMA_ROWS_TF32_NN`] for a single
 /// TF32-only `nn` product on a TF32 tile), or one of at most 128 rows and a single product of
 /// [`FREE_WGMMA_ROWS_PAST_64`] (16-bit: of at least [`PAST_64_MIN_COLUMNS_16_BIT`] columns).
-/// (Batches keep [`FREE_WGMMA_ROWS`]: their short items are not bound
-/// by reading weights, and the other rules were measured on single products.)
+/// (Batches keep [`FREE_WGMMA_ROWS`]: their short items are not bound by reading weights, and the
+/// other rules were measured on single products.)
 fn rows_free(spec: &KernelSpec, p: &Problem) -> bool {
     let g = p.gemm();
     let (tile_m, m) = (u64::from(spec.c_tile().m), g.m as u64);
