@@ -398,3 +398,56 @@ fn rows_of_one_wave_of_64x64_tiles_stream_on_the_ping_pong_tile() {
         assert!(!admission::ping_pong_streams_one_wave(spec, &p, 132), "{m}");
     }
 }
+
+#[test]
+fn rows_past_64_on_half_a_wave_take_the_swapped_32_wide_tile() {
+    // 16-bit single products of 65–128 rows, 1024–4096 deep, `nn` and `nt`, whose swapped 32×64
+    // tiles of C fill half a wave to one: the swapped 32-wide tile, unsplit
+    // (`admission::rows_past_64_on_swapped_tiles`)
+    use tcgemm_kernels::config::Family;
+    let pick = |g: Gemm, input: Elem, output: Elem, tf32: bool| {
+        let p = problem(&g, input, output, tf32);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        let swapped = (s.family, s.block.n, s.swaps_ab(), cut(s).slices)
+            == (Family::TmaPingPong, 32, true, 1);
+        (swapped, s.name)
+    };
+    let takes = [
+        (65, 2048, 2048, false),
+        (72, 1536, 1024, true),
+        (96, 2560, 4096, false),
+        (100, 1536, 4096, true),
+        (128, 2048, 1024, false),
+    ];
+    for (i, o, _) in PATHS.into_iter().filter(|p| !p.2) {
+        for (m, n, k, tb) in takes {
+            let (swapped, name) = pick(Gemm::new(m, n, k).trans_b(tb), i, o, false);
+            assert!(swapped, "{m}x{n}x{k} trans_b {tb} {i:?}->{o:?}: {name}");
+        }
+    }
+    // deeper than 4096 (the split tiles read the weights with more CTAs), shallower than 1024,
+    // under half a wave (1024 columns: 48 or 64 tiles) or over one (96 rows × 4096 columns: 192),
+    // 64 or 129 rows, batches, `tn`, TF32, and a B off 32-byte sectors: not this rule
+    let f16 = |g: Gemm| pick(g, Elem::F16, Elem::F16, false);
+    for g in [
+        Gemm::new(80, 2048, 8192),
+        Gemm::new(80, 2048, 512),
+        Gemm::new(96, 1024, 4096),
+        Gemm::new(128, 1024, 2048),
+        Gemm::new(96, 4096, 4096),
+        Gemm::new(128, 2560, 2048),
+        Gemm::new(129, 1536, 2048),
+        Gemm::new(80, 2048, 2048).batch(2),
+        Gemm::new(80, 2048, 2048).trans_a(true),
+        Gemm::new(80, 2048, 2048).ldb(2048 + 8),
+    ] {
+        let (swapped, name) = f16(g);
+        assert!(!swapped, "{g:?}: {name}");
+    }
+    let tf32 = Gemm::new(80, 2048, 2048)
+        .trans_b(true)
+        .precision(Precision::Tf32);
+    let (swapped, name) = pick(tf32, Elem::F32, Elem::F32, true);
+    assert!(!swapped, "TF32: {name}");
+}
