@@ -195,7 +195,7 @@ impl KSplit {
 /// 32-wide ping-pong tile at least 1024 deep on a call of 8 to 32 rows (fewer, up to 2048 deep)
 /// whose tiles fill half a wave or more but under one, or on an `nt` call of 1 to 32 rows whose
 /// tiles fill 90% of a wave or more, or on a 16-bit call of 65 to 128 rows, 1024 to 4096 deep,
-/// whose tiles fill half a wave to one, takes the call before any of the order above
+/// whose tiles fill 54% of a wave to one, takes the call before any of the order above
 /// ([`admission::streams_few_rows`]): the time model counts multiply-adds, and such a call is
 /// bound by reading the weights.
 ///

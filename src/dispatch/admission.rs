@@ -19,8 +19,8 @@ use super::place::sixteen_bit;
 ///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows
 ///   (fewer where shallow) on half a wave or more ([`few_rows_on_half_a_wave`]) and of 1 to 32
 ///   `nt` rows on a wave or more ([`few_rows_over_waves`]); there, from 1024 deep, they take the
-///   call ([`streams_few_rows`]); swapped, also 16-bit calls of 65 to 128 rows on half a wave to
-///   one, 1024 to 4096 deep ([`rows_past_64_on_swapped_tiles`]);
+///   call ([`streams_few_rows`]); swapped, also 16-bit calls of 65 to 128 rows on 54% of a wave
+///   to one, 1024 to 4096 deep ([`rows_past_64_on_swapped_tiles`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
@@ -319,7 +319,7 @@ fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
 /// tile. So are TF32 calls of 33 to 64 rows on one wave of the swapped tile (H100, session 73):
 /// through dispatch 64×4096×4096 `nt` ran 1.10× the 64×128 tile split 4 ways but 64×4096×14336
 /// 0.90×, and forced at 33–64 rows × 4096×4096 0.88–1.10× by run; the model keeps the split tile.
-/// 16-bit calls of 65 to 128 rows on half a wave to one of the tile, 1024 to 4096 deep, take it
+/// 16-bit calls of 65 to 128 rows on 54% of a wave to one of the tile, 1024 to 4096 deep, take it
 /// too ([`rows_past_64_on_swapped_tiles`]).
 pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     streams_whole_k(spec)
@@ -334,19 +334,21 @@ pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) ->
 /// Whether the swapped 32-wide ping-pong tile `spec` (16-bit, 32 rows × 64 columns of C a tile)
 /// takes `p`, a single product of 65 to 128 rows (three or four rows of its tiles),
 /// [`PAST_64_SWAPPED_DEPTH`] deep, whose tiles fill from [`PAST_64_SWAPPED_WAVE_PERCENT`] of a wave
-/// of `sm_count` SMs to one (65–96 rows × about 1400–2750 columns, 97–128 rows × 1400–2100): each
-/// CTA streams 64 columns of the weights over all of k, unsplit, in one launch, where the time
-/// model's pick splits k 3 to 16 ways on the 16- or 32-row `mma.sync` tile or the 128×64 and
-/// 128×128 `wgmma` tiles and sums the slices in a second launch.
+/// of `sm_count` SMs to one (on 132 SMs 72 to 132 tiles: 65–96 rows × 1473–2816 columns, 97–128
+/// rows × 1089–2112). Each CTA streams 64 columns of the weights over all of k, unsplit, in one
+/// launch, where the time model's pick mostly splits k 2 to 8 ways on the 16- or 32-row
+/// `mma.sync` tiles or the 128×64 and 128×128 `wgmma` tiles and sums the slices in a second
+/// launch.
 ///
 /// H100, session 76 (docs/decode-log.md): main and a build taking the tile from 1024 deep with no
 /// upper bound alternated twice in one device call, 65–128 rows × 1024–2560 columns × 1024–8192
 /// deep, `nn` and `nt`, f16 and bf16: 336 calls moved, 1.161× by geomean; 1024 deep 1.346×, 2048
-/// 1.211×, 4096 1.136× (252 calls 1.228×, 0.92–1.52×), 8192 0.982× (0.76–1.21×: 1536 and 2048
-/// columns lost, 0.87–0.94×, where the split tiles' 200–400 CTAs read the weights faster than 72
-/// to 128 streaming ones), hence the depth bound. At 1024 columns (48 tiles of 65–96 rows, 36% of
-/// a wave) the tile, forced, lost (0.70–0.78× cuBLAS against 0.72–0.96×). Not where TMA would read
-/// A or B off 32-byte sectors (unmeasured).
+/// 1.211×, 4096 1.136×, 8192 0.982× (0.76–1.21×: 1536 and 2048 columns lost, 0.87–0.94×, where
+/// the split tiles' 200–400 CTAs read the weights faster than 72 to 128 streaming ones), hence the
+/// depth bound. This rule's build against main, the same way: the 252 moved calls 1.229×
+/// (0.91–1.54×), 0.69 → 0.85× cuBLAS. At 1024 columns (48 tiles of 65–96 rows, 36% of a wave)
+/// the tile, forced, lost (0.70–0.78× cuBLAS against 0.72–0.96×). Not where TMA would read A or B
+/// off 32-byte sectors (unmeasured).
 fn rows_past_64_on_swapped_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     let tiles = p.tiles(spec.c_tile());
@@ -363,8 +365,9 @@ fn rows_past_64_on_swapped_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) 
 }
 
 /// The share of a wave, in percent, from which the swapped 32-wide tiles of a call of 65 to 128
-/// rows take it ([`rows_past_64_on_swapped_tiles`]; measured from 55%).
-const PAST_64_SWAPPED_WAVE_PERCENT: u64 = 50;
+/// rows take it ([`rows_past_64_on_swapped_tiles`]): the least measured, 72 tiles on 132 SMs
+/// (65–96 rows × 1536 columns).
+const PAST_64_SWAPPED_WAVE_PERCENT: u64 = 54;
 
 /// The depths at which the swapped 32-wide tiles take a call of 65 to 128 rows
 /// ([`rows_past_64_on_swapped_tiles`]).

@@ -400,9 +400,9 @@ fn rows_of_one_wave_of_64x64_tiles_stream_on_the_ping_pong_tile() {
 }
 
 #[test]
-fn rows_past_64_on_half_a_wave_take_the_swapped_32_wide_tile() {
+fn rows_past_64_on_most_of_a_wave_take_the_swapped_32_wide_tile() {
     // 16-bit single products of 65–128 rows, 1024–4096 deep, `nn` and `nt`, whose swapped 32×64
-    // tiles of C fill half a wave to one: the swapped 32-wide tile, unsplit
+    // tiles of C fill 72 to 132 of 132 SMs: the swapped 32-wide tile, unsplit
     // (`admission::rows_past_64_on_swapped_tiles`)
     use tcgemm_kernels::config::Family;
     let pick = |g: Gemm, input: Elem, output: Elem, tf32: bool| {
@@ -419,6 +419,7 @@ fn rows_past_64_on_half_a_wave_take_the_swapped_32_wide_tile() {
         (96, 2560, 4096, false),
         (100, 1536, 4096, true),
         (128, 2048, 1024, false),
+        (97, 1152, 2048, true),
     ];
     for (i, o, _) in PATHS.into_iter().filter(|p| !p.2) {
         for (m, n, k, tb) in takes {
@@ -427,13 +428,15 @@ fn rows_past_64_on_half_a_wave_take_the_swapped_32_wide_tile() {
         }
     }
     // deeper than 4096 (the split tiles read the weights with more CTAs), shallower than 1024,
-    // under half a wave (1024 columns: 48 or 64 tiles) or over one (96 rows × 4096 columns: 192),
-    // 64 or 129 rows, batches, `tn`, TF32, and a B off 32-byte sectors: not this rule
+    // under 72 tiles (1024 columns: 48 or 64; 65 rows × 1472: 69) or over a wave (96 rows × 4096
+    // columns: 192), 64 or 129 rows, batches, `tn`, TF32, and a B off 32-byte sectors: not this
+    // rule
     let f16 = |g: Gemm| pick(g, Elem::F16, Elem::F16, false);
     for g in [
         Gemm::new(80, 2048, 8192),
         Gemm::new(80, 2048, 512),
         Gemm::new(96, 1024, 4096),
+        Gemm::new(65, 1472, 2048),
         Gemm::new(128, 1024, 2048),
         Gemm::new(96, 4096, 4096),
         Gemm::new(128, 2560, 2048),
