@@ -430,12 +430,13 @@ fn one_wave_of_64x64_ping_pong_tiles() {
 /// Decode rows whose 32-wide tiles fill one wave (at most 64 rows, 4096 columns; `nn` on the
 /// swapped tile, 32 rows × 64 columns of C), `nn` and `nt` calls of 8 to 32 rows (fewer up to 2048
 /// deep) on half a wave of swapped tiles, `nt` calls of 1 to 32 rows on a wave or more of them,
-/// and `nn` and `nt` calls of 65 to 128 rows on half a wave to one of them: on a Hopper GPU dispatch takes the 64×32 ping-pong tile unsplit
-/// (`admission::decode_rows`, `admission::streams_few_rows`), each CTA one tile over all of k;
-/// its consumers store C from registers where 32 columns are not whole 128-byte chunks (16-bit C)
-/// or the tile is swapped (stored transposed), by TMA where they are (f32 C). Checked against the
-/// f64 reference on every GPU, 48, 25, 17, 12, 5, 3, 65, 72 and 100 rows leaving row tails, and k
-/// tails.
+/// and `nn` and `nt` calls of 33 to 128 rows on a share of a wave of them (33–64 rows: under 4096
+/// columns; `admission::rows_over_32_on_swapped_tiles`): on a Hopper GPU dispatch takes the 64×32
+/// ping-pong tile unsplit (`admission::decode_rows`, `admission::streams_few_rows`), each CTA one
+/// tile over all of k; its consumers store C from registers where 32 columns are not whole
+/// 128-byte chunks (16-bit C) or the tile is swapped (stored transposed), by TMA where they are
+/// (f32 C). Checked against the f64 reference on every GPU, 48, 25, 17, 12, 5, 3, 65, 72, 100, 40
+/// and 33 rows leaving row tails, and k tails.
 fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool {
     let Some(ctx) = gpu() else { return false };
     // (`nn`, and `nt` of at most 32 rows: the swapped tile, 32 rows × 64 columns of C, stored
@@ -459,6 +460,9 @@ fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool
         (96, 2560, 1056, false, false),
         (100, 1536, 2080, false, false),
         (128, 2048, 4096, false, true),
+        (48, 2048, 2048, false, true),
+        (40, 3072, 1056, false, false),
+        (33, 1536, 2016, false, true),
     ] {
         let g = tcgemm::Gemm::new(m, n, k).trans_a(ta).trans_b(tb);
         let plan = ctx.plan::<I, O>(&g).unwrap();
@@ -466,7 +470,7 @@ fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool
             let kernel = plan.kernel;
             assert_eq!(
                 (kernel.block.n, plan.split.slices, kernel.swaps_ab()),
-                (32, 1, !ta && (!tb || m <= 32 || m > 64)),
+                (32, 1, !ta && (!tb || m <= 32 || m > 64 || n < 4096)),
                 "{m}x{n}x{k} {}: {}",
                 lay(ta, tb),
                 kernel.name

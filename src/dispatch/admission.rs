@@ -19,8 +19,8 @@ use super::place::sixteen_bit;
 ///   on decode rows ([`decode_rows`]) of one wave of their tiles or, swapped, of 8 to 32 rows
 ///   (fewer where shallow) on half a wave or more ([`few_rows_on_half_a_wave`]) and of 1 to 32
 ///   `nt` rows on a wave or more ([`few_rows_over_waves`]); there, from 1024 deep, they take the
-///   call ([`streams_few_rows`]); swapped, also 16-bit calls of 65 to 128 rows on 54% of a wave
-///   to one, 1024 to 4096 deep ([`rows_past_64_on_swapped_tiles`]);
+///   call ([`streams_few_rows`]); swapped, also 16-bit calls of 33 to 128 rows on a share of a
+///   wave, shallow enough ([`rows_over_32_on_swapped_tiles`]);
 /// - tiles in pairs sharing B ([`Family::TmaPairs`]) where [`pairs_serve`] says: in place of the
 ///   same tiles alone where TMA would read A or B off 32-byte sectors and the pairs fill the
 ///   call's rows and a wave ([`pairs_fill`]), beside them (ranked one above, so that the pairs
@@ -48,7 +48,7 @@ pub(crate) fn admits<'k>(
                 && (one_wave_of_tiles(spec, p, sms)
                     || few_rows_on_half_a_wave(spec, p, sms)
                     || few_rows_over_waves(spec, p, sms)))
-                || rows_past_64_on_swapped_tiles(spec, p, sms)
+                || rows_over_32_on_swapped_tiles(spec, p, sms)
         }),
         Family::TmaPingPong => {
             short
@@ -319,8 +319,9 @@ fn few_rows_over_waves(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
 /// tile. So are TF32 calls of 33 to 64 rows on one wave of the swapped tile (H100, session 73):
 /// through dispatch 64×4096×4096 `nt` ran 1.10× the 64×128 tile split 4 ways but 64×4096×14336
 /// 0.90×, and forced at 33–64 rows × 4096×4096 0.88–1.10× by run; the model keeps the split tile.
-/// 16-bit calls of 65 to 128 rows on 54% of a wave to one of the tile, 1024 to 4096 deep, take it
-/// too ([`rows_past_64_on_swapped_tiles`]).
+/// 16-bit calls of 33 to 64 rows, 1024 to 2048 deep, on 36% to 90% of a wave of the tile, and of
+/// 65 to 128 rows, 1024 to 4096 deep, on 54% of a wave to one, take it too
+/// ([`rows_over_32_on_swapped_tiles`]).
 pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     streams_whole_k(spec)
         && ((decode_rows(p)
@@ -328,50 +329,73 @@ pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) ->
             && ((few_rows_on_half_a_wave(spec, p, sm_count)
                 && !one_wave_of_tiles(spec, p, sm_count))
                 || few_rows_over_waves(spec, p, sm_count)))
-            || rows_past_64_on_swapped_tiles(spec, p, sm_count))
+            || rows_over_32_on_swapped_tiles(spec, p, sm_count))
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` (16-bit, 32 rows × 64 columns of C a tile)
-/// takes `p`, a single product of 65 to 128 rows (three or four rows of its tiles),
-/// [`PAST_64_SWAPPED_DEPTH`] deep, whose tiles fill from [`PAST_64_SWAPPED_WAVE_PERCENT`] of a wave
-/// of `sm_count` SMs to one (on 132 SMs 72 to 132 tiles: 65–96 rows × 1473–2816 columns, 97–128
-/// rows × 1089–2112). Each CTA streams 64 columns of the weights over all of k, unsplit, in one
-/// launch, where the time model's pick mostly splits k 2 to 8 ways on the 16- or 32-row
-/// `mma.sync` tiles or the 128×64 and 128×128 `wgmma` tiles and sums the slices in a second
-/// launch.
-///
-/// H100, session 76 (docs/decode-log.md): main and a build taking the tile from 1024 deep with no
-/// upper bound alternated twice in one device call, 65–128 rows × 1024–2560 columns × 1024–8192
-/// deep, `nn` and `nt`, f16 and bf16: 336 calls moved, 1.161× by geomean; 1024 deep 1.346×, 2048
-/// 1.211×, 4096 1.136×, 8192 0.982× (0.76–1.21×: 1536 and 2048 columns lost, 0.87–0.94×, where
-/// the split tiles' 200–400 CTAs read the weights faster than 72 to 128 streaming ones), hence the
-/// depth bound. This rule's build against main, the same way: the 252 moved calls 1.229×
-/// (0.91–1.54×), 0.69 → 0.85× cuBLAS. At 1024 columns (48 tiles of 65–96 rows, 36% of a wave)
-/// the tile, forced, lost (0.70–0.78× cuBLAS against 0.72–0.96×). Not where TMA would read A or B
-/// off 32-byte sectors (unmeasured).
-fn rows_past_64_on_swapped_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
+/// takes `p`, a single product of 33 to 128 rows (two to four rows of its tiles), by the
+/// [`SWAPPED_BANDS`] row band it falls in: its depth and the share of a wave of `sm_count` SMs its
+/// tiles fill. Each CTA streams 64 columns of the weights over all of k, unsplit, in one launch,
+/// where the time model's pick mostly splits k 2 to 8 ways on the 16- or 32-row `mma.sync` tiles
+/// or the 64×128, 128×64 and 128×128 `wgmma` tiles and sums the slices in a second launch. Deep
+/// calls on few tiles are left to those splits: their 200–400 CTAs read the weights faster than
+/// 48 to 128 streaming ones. Not where TMA would read A or B off 32-byte sectors (unmeasured).
+fn rows_over_32_on_swapped_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let tiles = p.tiles(spec.c_tile());
+    let share = 100 * p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
+    let in_band = |b: &SwappedBand| {
+        b.rows.contains(&g.m)
+            && b.depth.contains(&g.k)
+            && share >= *b.wave_percent.start() * sms
+            && share <= *b.wave_percent.end() * sms
+    };
     streams_whole_k(spec)
         && spec.swaps_ab()
         && sixteen_bit(spec.math)
         && g.batch == 1
-        && (65..=128).contains(&g.m)
-        && PAST_64_SWAPPED_DEPTH.contains(&g.k)
         && !tma_reads_off_sectors(p)
-        && 100 * tiles >= PAST_64_SWAPPED_WAVE_PERCENT * sms
-        && tiles <= sms
+        && SWAPPED_BANDS.iter().any(in_band)
 }
 
-/// The share of a wave, in percent, from which the swapped 32-wide tiles of a call of 65 to 128
-/// rows take it ([`rows_past_64_on_swapped_tiles`]): the least measured, 72 tiles on 132 SMs
-/// (65–96 rows × 1536 columns).
-const PAST_64_SWAPPED_WAVE_PERCENT: u64 = 54;
+/// Calls of a band of rows that the swapped 32-wide tile takes ([`rows_over_32_on_swapped_tiles`]):
+/// their depths, and the shares of a wave (percent) their tiles fill.
+struct SwappedBand {
+    rows: core::ops::RangeInclusive<usize>,
+    depth: core::ops::RangeInclusive<usize>,
+    wave_percent: core::ops::RangeInclusive<u64>,
+}
 
-/// The depths at which the swapped 32-wide tiles take a call of 65 to 128 rows
-/// ([`rows_past_64_on_swapped_tiles`]).
-const PAST_64_SWAPPED_DEPTH: core::ops::RangeInclusive<usize> = 1024..=4096;
+/// The row bands of [`rows_over_32_on_swapped_tiles`], measured on an H100 (session 76,
+/// docs/decode-log.md; f16 and bf16, `nn` and `nt`).
+///
+/// 33–64 rows (two rows of tiles), 1024–2048 deep, from 48 tiles (36% of 132 SMs: 1473 columns)
+/// to 90% of a wave (from there [`one_wave_of_tiles`] admits the tile to the time model): forced
+/// beside dispatch's pick in one process, 33, 40, 48, 56, 64 rows × 1536, 2048, 2560, 3072 columns
+/// (48–96 tiles), f16, 80 calls 1.348× (1.12–1.53×; 0.650 → 0.877× cuBLAS); 4096 deep 1.085×
+/// (0.97–1.27×), 8192 deep 0.924× (0.79–1.15×), left out.
+///
+/// 65–128 rows (three or four rows of tiles), 1024–4096 deep, from 72 tiles (54%: 65–96 rows ×
+/// 1473 columns, 97–128 rows × 1089) to one wave: main and a build taking the tile from 1024 deep
+/// with no upper bound alternated twice in one device call, 65–128 rows × 1024–2560 columns ×
+/// 1024–8192 deep: 336 calls moved, 1.161×; 1024 deep 1.346×, 2048 1.211×, 4096 1.136×, 8192
+/// 0.982× (1536–2048 columns 0.87–0.94×), hence the depth bound. This band's build against main,
+/// the same way: 252 moved calls of 1536–2560 columns 1.229× (0.91–1.54×), 0.69 → 0.85× cuBLAS;
+/// 180 of 97–128 rows × 1152–1408 columns 1.236× (0.85–1.44×; `nn` f16 4096 deep 0.886×, its
+/// `nt` and bf16 twins 1.34–1.37×). At 1024 columns (48 tiles of 65–96 rows, 36%) the tile,
+/// forced, lost 4096 deep (0.70–0.78× cuBLAS against 0.72–0.96×).
+const SWAPPED_BANDS: [SwappedBand; 2] = [
+    SwappedBand {
+        rows: 33..=64,
+        depth: 1024..=2048,
+        wave_percent: 36..=THIN_WAVE_PERCENT,
+    },
+    SwappedBand {
+        rows: 65..=128,
+        depth: 1024..=4096,
+        wave_percent: 54..=100,
+    },
+];
 
 /// Whether the 64×64 ping-pong tile `spec` takes `p` over every other candidate
 /// ([`select`](super::select)): a single 16-bit product of 97 to 128 rows in `nn` or `nt`, at

@@ -325,7 +325,7 @@ fn rows_past_64_take_a_wgmma_tile() {
     assert_eq!(got, (false, 32), "{}", s.name);
     // under 4096 columns (`PAST_64_MIN_COLUMNS_16_BIT`) 16-bit calls keep the 16- and 32-row
     // `mma.sync` tiles (they ran 0.89–0.98× as fast on the `wgmma` tiles) where half a wave of the
-    // swapped 32-wide tile does not take them (`admission::rows_past_64_on_swapped_tiles`: 65–80
+    // swapped 32-wide tile does not take them (`admission::rows_over_32_on_swapped_tiles`: 65–80
     // rows × 1536–2560 columns), TF32 ones move
     for (m, tile_m) in [(65, 16), (72, 32), (80, 32)] {
         for (n, k) in [(512, 4096), (1024, 2048), (2048, 8192)] {

@@ -400,10 +400,10 @@ fn rows_of_one_wave_of_64x64_tiles_stream_on_the_ping_pong_tile() {
 }
 
 #[test]
-fn rows_past_64_on_most_of_a_wave_take_the_swapped_32_wide_tile() {
-    // 16-bit single products of 65–128 rows, 1024–4096 deep, `nn` and `nt`, whose swapped 32×64
-    // tiles of C fill 72 to 132 of 132 SMs: the swapped 32-wide tile, unsplit
-    // (`admission::rows_past_64_on_swapped_tiles`)
+fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
+    // 16-bit single products, `nn` and `nt`, of 33–64 rows 1024–2048 deep whose swapped 32×64
+    // tiles of C fill 48 to 118 of 132 SMs, and of 65–128 rows 1024–4096 deep whose tiles fill 72
+    // to 132: the swapped 32-wide tile, unsplit (`admission::rows_over_32_on_swapped_tiles`)
     use tcgemm_kernels::config::Family;
     let pick = |g: Gemm, input: Elem, output: Elem, tf32: bool| {
         let p = problem(&g, input, output, tf32);
@@ -420,6 +420,14 @@ fn rows_past_64_on_most_of_a_wave_take_the_swapped_32_wide_tile() {
         (100, 1536, 4096, true),
         (128, 2048, 1024, false),
         (97, 1152, 2048, true),
+        (33, 1536, 1024, false),
+        (40, 3072, 2048, true),
+        (48, 2048, 2048, false),
+        (64, 1480, 1024, true),
+        (56, 3776, 2048, false),
+        (48, 2048, 2048, true),
+        (40, 3072, 1056, false),
+        (33, 1536, 2016, true),
     ];
     for (i, o, _) in PATHS.into_iter().filter(|p| !p.2) {
         for (m, n, k, tb) in takes {
@@ -427,10 +435,11 @@ fn rows_past_64_on_most_of_a_wave_take_the_swapped_32_wide_tile() {
             assert!(swapped, "{m}x{n}x{k} trans_b {tb} {i:?}->{o:?}: {name}");
         }
     }
-    // deeper than 4096 (the split tiles read the weights with more CTAs), shallower than 1024,
-    // under 72 tiles (1024 columns: 48 or 64; 65 rows × 1472: 69) or over a wave (96 rows × 4096
-    // columns: 192), 64 or 129 rows, batches, `tn`, TF32, and a B off 32-byte sectors: not this
-    // rule
+    // deeper than 4096 (33–64 rows: 2048; the split tiles read the weights with more CTAs),
+    // shallower than 1024, under 72 tiles (33–64 rows: 48; 1024 columns of 65–128 rows: 48 or 64;
+    // 65 rows × 1472: 69) or over a wave (96 rows × 4096 columns: 192), 129 rows, batches, `tn`,
+    // TF32, and a B off 32-byte sectors: not this rule; 33–64 rows on 90% of a wave or more are
+    // the time model's (`admission::one_wave_of_tiles`: 64×4096×2048 `nt` on the unswapped tile)
     let f16 = |g: Gemm| pick(g, Elem::F16, Elem::F16, false);
     for g in [
         Gemm::new(80, 2048, 8192),
@@ -441,6 +450,9 @@ fn rows_past_64_on_most_of_a_wave_take_the_swapped_32_wide_tile() {
         Gemm::new(96, 4096, 4096),
         Gemm::new(128, 2560, 2048),
         Gemm::new(129, 1536, 2048),
+        Gemm::new(48, 2048, 4096),
+        Gemm::new(64, 1472, 2048),
+        Gemm::new(64, 4096, 2048).trans_b(true),
         Gemm::new(80, 2048, 2048).batch(2),
         Gemm::new(80, 2048, 2048).trans_a(true),
         Gemm::new(80, 2048, 2048).ldb(2048 + 8),
