@@ -342,13 +342,13 @@ pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) ->
 /// 48 to 128 streaming ones. Not where TMA would read A or B off 32-byte sectors (unmeasured).
 fn rows_over_32_on_swapped_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let share = 100 * p.tiles(spec.c_tile());
+    let tiles = p.tiles(spec.c_tile());
     let sms = u64::from(sm_count);
     let in_band = |b: &SwappedBand| {
         b.rows.contains(&g.m)
             && b.depth.contains(&g.k)
-            && share >= *b.wave_percent.start() * sms
-            && share <= *b.wave_percent.end() * sms
+            && 100 * tiles >= *b.wave_percent.start() * sms
+            && 100 * tiles <= *b.wave_percent.end() * sms
     };
     streams_whole_k(spec)
         && spec.swaps_ab()
@@ -367,7 +367,7 @@ struct SwappedBand {
 }
 
 /// The row bands of [`rows_over_32_on_swapped_tiles`], measured on an H100 (session 76,
-/// docs/decode-log.md; f16 and bf16, `nn` and `nt`).
+/// docs/decode-log.md; `nn` and `nt`; 33–64 rows f16, 65–128 rows f16 and bf16).
 ///
 /// 33–64 rows (two rows of tiles), 1024–2048 deep, from 48 tiles (36% of 132 SMs: 1473 columns)
 /// to 90% of a wave (from there [`one_wave_of_tiles`] admits the tile to the time model): forced
