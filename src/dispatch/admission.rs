@@ -226,15 +226,24 @@ fn single_product_math(spec: &KernelSpec, p: &Problem) -> bool {
 /// `nn` / `nt` 299 / 322 on the 64×128 ping-pong tile (96 tiles, 73%) against 222 / 216 on the
 /// 128×64 tile, 128×6144×4096 302 against 245 (128×128 under stream-K), 768³ 102 against 97.
 pub(crate) fn one_wave_of_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
-    let g = p.gemm();
-    let tiles = p.tiles(spec.c_tile());
-    let sms = u64::from(sm_count);
-    let fills = if thin(p) {
-        100 * tiles >= THIN_WAVE_PERCENT * sms
+    let least = if thin(p) {
+        THIN_WAVE_PERCENT
     } else {
-        100 * tiles >= u64::from(super::full_fill_percent(spec, p)) * sms
+        u64::from(super::full_fill_percent(spec, p))
     };
-    g.batch == 1 && fills && tiles <= sms
+    p.gemm().batch == 1 && fills_wave(spec, p, sm_count, &(least..=100))
+}
+
+/// Whether `spec`'s tiles of `p` fill a share of a wave of `sm_count` SMs (percent of the SMs, one
+/// tile each) within `percent`.
+fn fills_wave(
+    spec: &KernelSpec,
+    p: &Problem,
+    sm_count: u32,
+    percent: &core::ops::RangeInclusive<u64>,
+) -> bool {
+    let sms = u64::from(sm_count);
+    (percent.start() * sms..=percent.end() * sms).contains(&(100 * p.tiles(spec.c_tile())))
 }
 
 /// The share of a wave, in percent, that tiles of a thin call ([`thin`]) must fill to count as a
@@ -272,10 +281,8 @@ pub(crate) fn streams_whole_k(spec: &KernelSpec) -> bool {
 /// rows and 1.03× at 32; 1–7 rows × 4096×1024 1.00–1.17×, × 4096×2048 0.97–1.06×.
 fn few_rows_on_half_a_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let tiles = p.tiles(spec.c_tile());
-    let sms = u64::from(sm_count);
     let rows = (8..=32).contains(&g.m) || (g.m < 8 && (1024..=2048).contains(&g.k));
-    spec.swaps_ab() && rows && 100 * tiles >= 45 * sms && tiles <= sms
+    spec.swaps_ab() && rows && fills_wave(spec, p, sm_count, &(45..=100))
 }
 
 /// Whether the swapped 32-wide ping-pong tile `spec` (`nt_swap`) serves `p`, an `nt` call (the
@@ -342,16 +349,12 @@ pub(crate) fn streams_few_rows(spec: &KernelSpec, p: &Problem, sm_count: u32) ->
 /// 48 to 128 streaming ones. Not where TMA would read A or B off 32-byte sectors (unmeasured).
 fn rows_over_32_on_swapped_tiles(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let tiles = p.tiles(spec.c_tile());
-    let sms = u64::from(sm_count);
     let in_band = |b: &SwappedBand| {
         b.rows.contains(&g.m)
             && b.depth.contains(&g.k)
-            && 100 * tiles >= *b.wave_percent.start() * sms
-            && 100 * tiles <= *b.wave_percent.end() * sms
+            && fills_wave(spec, p, sm_count, &b.wave_percent)
     };
-    streams_whole_k(spec)
-        && spec.swaps_ab()
+    spec.swaps_ab()
         && sixteen_bit(spec.math)
         && g.batch == 1
         && !tma_reads_off_sectors(p)
@@ -416,8 +419,6 @@ const SWAPPED_BANDS: [SwappedBand; 2] = [
 /// such calls, [`pairs_fill`]).
 pub(crate) fn ping_pong_streams_one_wave(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    let tiles = p.tiles(spec.c_tile());
-    let sms = u64::from(sm_count);
     spec.family == Family::TmaPingPong
         && (spec.block.m, spec.block.n) == (64, 64)
         && !spec.swaps_ab()
@@ -427,8 +428,7 @@ pub(crate) fn ping_pong_streams_one_wave(spec: &KernelSpec, p: &Problem, sm_coun
         && (97..=128).contains(&g.m)
         && g.k >= 4096
         && !tma_reads_off_sectors(p)
-        && 100 * tiles >= THIN_WAVE_PERCENT * sms
-        && tiles <= sms
+        && fills_wave(spec, p, sm_count, &(THIN_WAVE_PERCENT..=100))
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide

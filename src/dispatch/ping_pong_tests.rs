@@ -415,6 +415,7 @@ fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
     };
     let takes = [
         (65, 2048, 2048, false),
+        (80, 2048, 4096, true),
         (72, 1536, 1024, true),
         (96, 2560, 4096, false),
         (100, 1536, 4096, true),
