@@ -369,14 +369,16 @@ struct SwappedBand {
     wave_percent: core::ops::RangeInclusive<u64>,
 }
 
-/// The row bands of [`rows_over_32_on_swapped_tiles`], measured on an H100 (session 76,
-/// docs/decode-log.md; `nn` and `nt`; 33–64 rows f16, 65–128 rows f16 and bf16).
+/// The row bands of [`rows_over_32_on_swapped_tiles`], measured on an H100 (sessions 76 and 77,
+/// docs/decode-log.md; `nn` and `nt`, f16 and bf16).
 ///
 /// 33–64 rows (two rows of tiles), 1024–2048 deep, from 48 tiles (36% of 132 SMs: 1473 columns)
 /// to 90% of a wave (from there [`one_wave_of_tiles`] admits the tile to the time model): forced
 /// beside dispatch's pick in one process, 33, 40, 48, 56, 64 rows × 1536, 2048, 2560, 3072 columns
 /// (48–96 tiles), f16, 80 calls 1.348× (1.12–1.53×; 0.650 → 0.877× cuBLAS); 4096 deep 1.085×
-/// (0.97–1.27×), 8192 deep 0.924× (0.79–1.15×), left out.
+/// (0.97–1.27×), 8192 deep 0.924× (0.79–1.15×), left out. As builds (session 77, before and
+/// after the band alternated twice in one call): 120 calls of 1536, 2048, 3072 columns, f16 and
+/// bf16, 1.340× (1.16–1.51×, none under 1.0×; 0.653 → 0.867× cuBLAS).
 ///
 /// 65–128 rows (three or four rows of tiles), 1024–4096 deep, from 72 tiles (54%: 65–96 rows ×
 /// 1473 columns, 97–128 rows × 1089) to one wave: main and a build taking the tile from 1024 deep
