@@ -194,8 +194,9 @@ impl KSplit {
 /// one wave with their tiles ([`admission::one_wave_of_tiles`]). With `sm_count`, a swapped
 /// 32-wide ping-pong tile at least 1024 deep on a call of 8 to 32 rows (fewer, up to 2048 deep)
 /// whose tiles fill half a wave or more but under one, or on an `nt` call of 1 to 32 rows whose
-/// tiles fill 90% of a wave or more, or on a 16-bit call of 65 to 128 rows, 1024 to 4096 deep,
-/// whose tiles fill 54% of a wave to one, takes the call before any of the order above
+/// tiles fill 90% of a wave or more, or on a 16-bit call of 33 to 64 rows 1024 to 2048 deep on
+/// 36–90% of a wave or of 65 to 128 rows 1024 to 4096 deep on 54% of a wave to one (the row bands
+/// of `admission::SWAPPED_BANDS`), takes the call before any of the order above
 /// ([`admission::streams_few_rows`]): the time model counts multiply-adds, and such a call is
 /// bound by reading the weights.
 ///
