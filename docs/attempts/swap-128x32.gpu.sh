@@ -8,12 +8,7 @@
 # Steps: the 32-wide tile at 16, 8 and 4 stages forced; the 128x32 tile forced beside the 32-wide
 # one; every_kernel and memcheck on the 128x32 kernels; dispatch without (a) and with (b) the
 # 128x32 tile, alternated, while time allows.
-set -uo pipefail
-t0=$SECONDS
-log() { echo "$1 at $((SECONDS - t0)) s" | tee -a "$OUT/summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/summary.txt"
-mkdir -p /tmp/y && tar -xJf bundle/b78d.tar.xz -C /tmp/y
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} TCGEMM_REQUIRE_GPU=1
+source docs/attempts/gpu-call.sh b78d.tar.xz
 B=/tmp/y/bench_report
 S=""
 for m in 32 128; do for n in 1536 4096; do for k in 1024 4096 8192; do S="$S,${m}x${n}x${k}"; done; done; done
@@ -32,11 +27,10 @@ log "every_kernel exit $?: $(grep 'test result' "$OUT/t-every.log" | tail -1)"
 TCGEMM_KERNEL_FILTER=swap_128x32 timeout 60 /usr/local/cuda/bin/compute-sanitizer --tool memcheck \
   /tmp/y/test-every --test-threads=1 --exact every_kernel_tail_and_full_shape > "$OUT/s-memcheck.log" 2>&1
 log "memcheck exit $?: $(grep -E 'ERROR SUMMARY|test result' "$OUT/s-memcheck.log" | tr '\n' ' ')"
-S=""
-for m in 16 32 64 96 128; do for nk in 1536x4096 1536x8192 4096x4096 4096x14336 14336x4096 28672x8192; do for l in "" :nt; do S="$S,${m}x${nk}${l}"; done; done; done
+S=$(decode_shapes)
 for r in a1 b1 a2 b2; do
-  [ $((SECONDS - t0)) -lt 400 ] || { log "ab $r skipped"; continue; }
+  time_left 400 || { log "ab $r skipped"; continue; }
   B=/tmp/y/bench_report; [ "${r:0:1}" = b ] && B=/tmp/y/bench_report_b
-  timeout 100 $B --paths f16,bf16 --reps 5 --samples 64 --shapes "${S#,}" --out /tmp/ab-$r > /dev/null 2> "$OUT/ab-$r.log"
+  timeout 100 $B --paths f16,bf16 --reps 5 --samples 64 --shapes "$S" --out /tmp/ab-$r > /dev/null 2> "$OUT/ab-$r.log"
   log "ab $r exit $?"
 done

@@ -7,16 +7,12 @@
 # of each kind of consumer (ping-pong, cooperative, thread copies, register A, staged TF32, the
 # swapped 32-wide tile); the test binaries whose kernels share k-tiles; then main (a) against the
 # patch (b), alternated a b a b, on the decode rows, the squares and the 32-wide tile forced.
-set -uo pipefail
-t0=$SECONDS
-log() { echo "$1 at $((SECONDS - t0)) s" | tee -a "$OUT/summary.txt"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/summary.txt"
-mkdir -p /tmp/y && tar -xJf bundle/wr.tar.xz -C /tmp/y
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} TCGEMM_REQUIRE_GPU=1
+source docs/attempts/gpu-call.sh wr.tar.xz
 timeout 150 /tmp/y/test-every --test-threads=1 every_kernel > "$OUT/t-every.log" 2>&1
 log "every_kernel exit $?: $(grep 'test result' "$OUT/t-every.log" | tail -1)"
 F="f16_f16_nt_64x32x64_w64x32_s16_tma_pp,f16_f16_nt_swap_64x32x64_w64x32_s16_tma_pp"
 F="$F,f16_f16_nn_128x256x64_w64x256_s4_tma,bf16_f32_tn_128x128x64_w64x128_s6_ldg"
+# (the last name also selects its register-A twin, `..._tma_areg`)
 F="$F,tf32_nn_128x128x32_w64x128_s6_tma"
 for tool in racecheck synccheck memcheck; do
   TCGEMM_KERNEL_FILTER=$F timeout 120 /usr/local/cuda/bin/compute-sanitizer --tool $tool \
@@ -27,12 +23,11 @@ for t in half tf32 streamk splitk; do
   timeout 100 /tmp/y/test-$t --test-threads=4 > "$OUT/t-$t.log" 2>&1
   log "$t exit $?: $(grep 'test result' "$OUT/t-$t.log" | tail -1)"
 done
-S=""
-for m in 16 32 64 96 128; do for nk in 1536x4096 1536x8192 4096x4096 4096x14336 14336x4096 28672x8192; do for l in "" :nt; do S="$S,${m}x${nk}${l}"; done; done; done
-S="$S,2048,4096,8192,3000,4096:nt"
+S="$(decode_shapes),2048,4096,8192,3000,4096:nt"
 K="f16_f16_nn_swap_64x32x64_w64x32_s16_tma_pp,f16_f16_nt_swap_64x32x64_w64x32_s16_tma_pp"
 for r in a1 b1 a2 b2; do
-  timeout 110 /tmp/y/bench_report_${r:0:1} --paths f16,bf16 --reps 5 --samples 64 --shapes "${S#,}" \
+  time_left 450 || { log "ab $r skipped"; continue; }
+  timeout 110 /tmp/y/bench_report_${r:0:1} --paths f16,bf16 --reps 5 --samples 64 --shapes "$S" \
     --kernels "$K" --out /tmp/ab-$r > /dev/null 2> "$OUT/ab-$r.log"
   log "ab $r exit $?"
 done
