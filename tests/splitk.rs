@@ -394,6 +394,41 @@ fn tma_64_row_tiles_split() {
     );
 }
 
+/// On Hopper, 16-bit calls of 17 to 64 rows, at least 4096 deep, on few weight columns split on
+/// the swapped 128×32 tile (`admission::few_weight_columns_deep`: a tile of Cᵀ, 128 weight
+/// columns × 32 rows, stored transposed), `nn` and `nt`, row tails: f16 → f16, with `beta ≠ 0`,
+/// and bf16 → f32 within their tolerance, bitwise repeatable, and the same with split-K off.
+#[test]
+fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
+    let Some(ctx) = gpu() else { return };
+    if !ctx.capabilities().hopper {
+        return;
+    }
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk swapped 128x32");
+    for (m, n, k, tb) in [
+        (32, 1536, 4096, false),
+        (64, 1536, 8192, true),
+        (17, 1536, 4096, true),
+        (40, 1536, 8192, false),
+        (24, 1280, 4096, true),
+    ] {
+        let p = Problem::new(m, n, k).trans(false, tb);
+        let plan = ctx.plan::<f16, f16>(&p.gemm()).expect("plan");
+        assert!(
+            plan.kernel.name.contains("_swap_128x32x64_"),
+            "{m}x{n}x{k} trans_b {tb}: {plan:?}"
+        );
+        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
+        let scaled = p.clone().scale(-1.25, 0.5);
+        check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));
+        let p = p.scale(0.75, -1.5);
+        check::<bf16, f32>(ctx, &off, &mut rng, p, tol_16::<f32>(k));
+    }
+}
+
 /// `Context::gemm` returns the plan it ran, split; exact inputs give the exact sum.
 #[test]
 fn gemm_returns_the_split_plan() {

@@ -342,3 +342,61 @@ fn rows_past_64_take_a_wgmma_tile() {
         }
     }
 }
+
+#[test]
+fn deep_calls_on_few_weight_columns_take_the_swapped_128x32_tile() {
+    // 16-bit single products of 17 to 64 rows, at least 4096 deep, whose 128×32 tiles fill at
+    // most a fifth of a wave: the swapped 128×32 tile, split along K
+    // (`admission::few_weight_columns_deep`)
+    let pick = |g: Gemm, input: Elem, output: Elem| {
+        let p = problem(&g, input, output, false);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.name, cut(s).slices)
+    };
+    let paths = [
+        (Elem::F16, Elem::F16),
+        (Elem::F16, Elem::F32),
+        (Elem::Bf16, Elem::Bf16),
+        (Elem::Bf16, Elem::F32),
+    ];
+    for (i, o) in paths {
+        for (m, n, k, tb) in [
+            (32, 1536, 4096, false),
+            (32, 1536, 8192, true),
+            (64, 1536, 4096, true),
+            (64, 1536, 8192, false),
+            (24, 3072, 4096, false),
+            (32, 2048, 4096, false),
+            (20, 2048, 8192, true),
+            (56, 1536, 4096, false),
+        ] {
+            let (name, slices) = pick(Gemm::new(m, n, k).trans_b(tb), i, o);
+            assert!(
+                name.contains("_swap_128x32x64_") && slices > 1,
+                "{m}x{n}x{k} trans_b {tb} {i:?}->{o:?}: {name} /{slices}"
+            );
+        }
+    }
+    // 16 and 65 rows, under 4096 deep, over a fifth of a wave (40 to 64 rows × 2048: 32 tiles;
+    // 96×4096×4096: 96), `tn`, batches, TF32 and a B off 32-byte sectors: not this tile
+    for g in [
+        Gemm::new(16, 1536, 4096),
+        Gemm::new(65, 1536, 4096),
+        Gemm::new(32, 1536, 2048),
+        Gemm::new(40, 2048, 4096),
+        Gemm::new(64, 2048, 8192).trans_b(true),
+        Gemm::new(96, 4096, 4096),
+        Gemm::new(32, 1536, 4096).trans_a(true),
+        Gemm::new(32, 1536, 4096).batch(2),
+        Gemm::new(32, 1536, 4096).ldb(1536 + 8),
+    ] {
+        let (name, _) = pick(g, Elem::F16, Elem::F16);
+        assert!(!name.contains("_swap_128x32x64_"), "{g:?}: {name}");
+    }
+    let tf32 = Gemm::new(32, 1536, 4096)
+        .trans_b(true)
+        .precision(Precision::Tf32);
+    let (name, _) = pick(tf32, Elem::F32, Elem::F32);
+    assert!(!name.contains("_swap_128x32x64_"), "TF32: {name}");
+}

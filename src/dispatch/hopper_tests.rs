@@ -254,8 +254,12 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
     assert_eq!(pick(64, 4096, 4096), (true, 64, 32, 1));
     // 24 rows at 3072 columns (48 swapped 32-wide tiles, under half a wave: no
     // `admission::streams_few_rows`): the 128×64 tile's 48 items fill the SMs under stream-K but
-    // pad 5×; the 64×128 tile, which counts the rows as free, keeps its 4 slices
-    assert_eq!(pick(24, 3072, 4096), (true, 64, 128, 4));
+    // pad 5×; the swapped 128×32 tile's 24 (`admission::few_weight_columns_deep`) split 4 ways
+    assert_eq!(pick(24, 3072, 4096), (true, 128, 32, 4));
+    // 48 rows at 2048 columns: 32 tiles of that tile, over a fifth of a wave; the 64×128 tile,
+    // which counts the rows as free, split along K
+    let (persistent, m, n, slices) = pick(48, 2048, 4096);
+    assert!(persistent && (m, n) == (64, 128) && slices > 1);
     // 16 rows (not free on `wgmma` tiles for 16-bit inputs): the 16-row `mma.sync` tile, split 11
     // ways in its own tail
     assert_eq!(pick(16, 3072, 4096), (false, 16, 128, 11));

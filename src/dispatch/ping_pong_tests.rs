@@ -295,7 +295,6 @@ fn decode_rows_of_one_wave_take_the_32_wide_ping_pong_tiles() {
             (1, 6144, 4096, false, true),
             (8, 14336, 4096, false, false),
             (1, 28672, 8192, false, false),
-            (32, 2048, 4096, false, false),
             (16, 8192, 8192, false, false),
             (128, 4096, 4096, false, true),
             (64, 4096, 11008, false, true),

@@ -20,7 +20,11 @@
 /// 38.5 × 0.63 ≈ 24. The 16-bit `nn_swap` and `nt_swap` 32-wide rows (the `tt` and `nt` bodies,
 /// the call's B as their A) start at their twins' 24, as the 128×144 ones did, and so does the TF32
 /// `nt_swap` row (TF32's 64×64 ping-pong tile rates 38 against the 16-bit ones' 36–37). Dispatch
-/// admits them on decode rows only (`admission::decode_rows`).
+/// admits them on decode rows only (`admission::decode_rows`). The swapped 128×32 rows are set
+/// by hand to 40: with that rate, admitted on every call, the model took them where they ran
+/// 1.04–1.27× its earlier pick on 12 to 24 tiles and 0.83–1.04× on more (H100, sessions 80 and 81,
+/// docs/decode-log.md); dispatch admits them on deep decode calls of few weight columns only
+/// (`admission::few_weight_columns_deep`).
 ///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
@@ -33,6 +37,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_nn_64x128x64_w64x64_s8_tma", 47),
     ("bf16_bf16_nn_64x64x64_w64x64_s12_tma_pp", 37),
     ("bf16_bf16_nn_swap_128x144x64_w64x144_s5_tma", 77),
+    ("bf16_bf16_nn_swap_128x32x64_w64x32_s10_tma", 40),
     ("bf16_bf16_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_nt_128x128x64_w64x128_s6_ldg", 15),
     ("bf16_bf16_nt_128x128x64_w64x128_s6_tma", 77),
@@ -44,6 +49,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_bf16_nt_64x128x64_w64x64_s8_tma", 46),
     ("bf16_bf16_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_nt_64x64x64_w64x64_s12_tma_pp", 36),
+    ("bf16_bf16_nt_swap_128x32x64_w64x32_s10_tma", 40),
     ("bf16_bf16_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_bf16_tn_128x128x64_w64x128_s6_ldg", 16),
     ("bf16_bf16_tn_128x128x64_w64x128_s6_tma", 76),
@@ -72,6 +78,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_f32_nn_64x128x64_w64x64_s8_tma", 46),
     ("bf16_f32_nn_64x64x64_w64x64_s12_tma_pp", 36),
     ("bf16_f32_nn_swap_128x144x64_w64x144_s5_tma", 73),
+    ("bf16_f32_nn_swap_128x32x64_w64x32_s10_tma", 40),
     ("bf16_f32_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_nt_128x128x64_w64x128_s6_ldg", 14),
     ("bf16_f32_nt_128x128x64_w64x128_s6_tma", 73),
@@ -83,6 +90,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("bf16_f32_nt_64x128x64_w64x64_s8_tma", 47),
     ("bf16_f32_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_nt_64x64x64_w64x64_s12_tma_pp", 37),
+    ("bf16_f32_nt_swap_128x32x64_w64x32_s10_tma", 40),
     ("bf16_f32_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("bf16_f32_tn_128x128x64_w64x128_s6_ldg", 16),
     ("bf16_f32_tn_128x128x64_w64x128_s6_tma", 72),
@@ -111,6 +119,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f16_nn_64x128x64_w64x64_s8_tma", 50),
     ("f16_f16_nn_64x64x64_w64x64_s12_tma_pp", 41),
     ("f16_f16_nn_swap_128x144x64_w64x144_s5_tma", 77),
+    ("f16_f16_nn_swap_128x32x64_w64x32_s10_tma", 40),
     ("f16_f16_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_nt_128x128x64_w64x128_s6_ldg", 15),
     ("f16_f16_nt_128x128x64_w64x128_s6_tma", 79),
@@ -122,6 +131,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f16_nt_64x128x64_w64x64_s8_tma", 47),
     ("f16_f16_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_nt_64x64x64_w64x64_s12_tma_pp", 37),
+    ("f16_f16_nt_swap_128x32x64_w64x32_s10_tma", 40),
     ("f16_f16_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f16_tn_128x128x64_w64x128_s6_ldg", 16),
     ("f16_f16_tn_128x128x64_w64x128_s6_tma", 78),
@@ -150,6 +160,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_nn_64x128x64_w64x64_s8_tma", 46),
     ("f16_f32_nn_64x64x64_w64x64_s12_tma_pp", 36),
     ("f16_f32_nn_swap_128x144x64_w64x144_s5_tma", 74),
+    ("f16_f32_nn_swap_128x32x64_w64x32_s10_tma", 40),
     ("f16_f32_nn_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_nt_128x128x64_w64x128_s6_ldg", 14),
     ("f16_f32_nt_128x128x64_w64x128_s6_tma", 74),
@@ -161,6 +172,7 @@ pub(crate) const RATES: &[(&str, u8)] = &[
     ("f16_f32_nt_64x128x64_w64x64_s8_tma", 47),
     ("f16_f32_nt_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_nt_64x64x64_w64x64_s12_tma_pp", 37),
+    ("f16_f32_nt_swap_128x32x64_w64x32_s10_tma", 40),
     ("f16_f32_nt_swap_64x32x64_w64x32_s16_tma_pp", 24),
     ("f16_f32_tn_128x128x64_w64x128_s6_ldg", 16),
     ("f16_f32_tn_128x128x64_w64x128_s6_tma", 73),

@@ -219,6 +219,17 @@ rules::catalog! {
         TmaWarpSpecialized bf16_f32      128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
         TmaWarpSpecialized bf16_bf16     128 x  64 x 64   64 x  64   8    1   27  [nn nt tn tt],
         TmaWarpSpecialized tf32          128 x  64 x 32   64 x  64   8    1   27  [nn nt tn tt],
+        // sm_90a, swapped 128×32 tiles for decode rows (`nn_swap`, `nt_swap`: a tile of Cᵀ, 128
+        // weight columns × 32 call rows; the two `m64n32` consumers split the weight columns): a
+        // CTA receives 20 KiB per k-tile (the swapped 64×32 ping-pong tile 12), 10 stages; shares
+        // k-tiles (stream-K, splits within clusters). cuBLAS's 8192-deep 96-row pick is this
+        // geometry split along K (`nvjet_sm90_hsh_128x32_64x10_2x4_h_bz_splitK`). Candidates on
+        // deep decode calls of few weight columns (`admission::few_weight_columns_deep`;
+        // docs/decode-log.md, sessions 78, 80 and 81).
+        TmaWarpSpecialized f16_f32       128 x  32 x 64   64 x  32  10    1   26  [nn_swap nt_swap],
+        TmaWarpSpecialized f16_f16       128 x  32 x 64   64 x  32  10    1   26  [nn_swap nt_swap],
+        TmaWarpSpecialized bf16_f32      128 x  32 x 64   64 x  32  10    1   26  [nn_swap nt_swap],
+        TmaWarpSpecialized bf16_bf16     128 x  32 x 64   64 x  32  10    1   26  [nn_swap nt_swap],
         // sm_90a, 64-row tiles for few rows of C (LLM decode, 16 ≤ M ≤ 64: bound by reading B, the
         // weights, once): the two consumers split the tile's columns (`wgmma.m64n64` each);
         // split-K gives every SM blocks. Ranked below the 128-row tiles, above every sm_80 tile;
@@ -432,7 +443,7 @@ mod tests {
         assert_eq!(count(Family::CudaCoreMultistage), 12);
         assert_eq!(count(Family::MmaSyncSeed), 4);
         assert_eq!(count(Family::MmaSyncMultistage), 131);
-        assert_eq!(count(Family::TmaWarpSpecialized), 116);
+        assert_eq!(count(Family::TmaWarpSpecialized), 124);
         assert_eq!(count(Family::TmaRegisterA), 9);
         assert_eq!(count(Family::TmaPingPong), 57);
         assert_eq!(count(Family::TmaPairs), 34);

@@ -50,7 +50,9 @@ pub struct Sets<I, O> {
 
 /// How many sets of `set_bytes` to use: enough that together they span at least twice the L2
 /// (so a launch finds none of its operands in L2 from the last time its set ran), at least
-/// [`MIN_SETS`], at most [`MAX_SETS`], and no more than half of the free device memory holds.
+/// [`MIN_SETS`], at most [`MAX_SETS`], and no more than half of the free device memory holds. The
+/// environment variable `TCGEMM_BENCH_SETS=N` asks for N sets instead (1: the operands stay in L2
+/// from launch to launch, to compare).
 ///
 /// ```no_run
 /// let ctx = tcgemm::Context::new(0)?;
@@ -60,9 +62,16 @@ pub struct Sets<I, O> {
 /// ```
 pub fn set_count(ctx: &Context, set_bytes: usize) -> Result<usize, String> {
     let l2 = ctx.capabilities().l2_bytes as usize;
-    let want = (2 * l2)
-        .div_ceil(set_bytes.max(1))
-        .clamp(MIN_SETS, MAX_SETS);
+    // `TCGEMM_BENCH_SETS=N`: N sets, e.g. 1 to time operands that stay in L2
+    let asked = std::env::var("TCGEMM_BENCH_SETS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map(|n| n.max(1));
+    let want = asked.unwrap_or_else(|| {
+        (2 * l2)
+            .div_ceil(set_bytes.max(1))
+            .clamp(MIN_SETS, MAX_SETS)
+    });
     let (free, _) = ctx
         .cuda()
         .mem_get_info()
