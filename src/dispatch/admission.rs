@@ -439,10 +439,10 @@ pub(crate) fn ping_pong_streams_one_wave(spec: &KernelSpec, p: &Problem, sm_coun
 /// Whether the swapped 128×32 tile `spec` (`*_swap_128x32x64_w64x32_s10_tma`: 128 weight columns
 /// × 32 rows of C a tile, both consumers on every tile, 20 KiB a k-tile) is a candidate for `p`: a
 /// single product of 17 to 64 rows at least 4096 deep whose tiles fill at most a fifth of a wave
-/// of `sm_count` SMs (few weight columns: 24 tiles at 132 SMs, e.g. 32 rows × 3072 or 64 × 1536),
-/// read by TMA on 32-byte sectors. There the time model ranks it (rate 40, `super::rates`) and
-/// splits it along K, where the other rules give the 64×128 tile split 4 to 8 ways, 64 rows of
-/// work for the call's 17 to 64. H100 (docs/decode-log.md, sessions 80 and 81; main against this
+/// of `sm_count` SMs (few weight columns: up to 26 tiles at 132 SMs, e.g. 24 at 32 rows × 3072 or
+/// 64 × 1536), read by TMA on 32-byte sectors. There the time model ranks it (rate 40,
+/// `super::rates`) and splits it along K, where the other rules give the 64×128 tile split 4 to 8
+/// ways, 64 rows of work for the call's 17 to 64. H100 (docs/decode-log.md, sessions 80 and 81; main against this
 /// rule alternated twice in one process, f16 and bf16, `nn` and `nt`, 4096 and 8192 deep): 12 to 24
 /// tiles 1.04–1.27× (20 to 64 rows × 1536, 20 to 32 rows × 2048 and 3072); 32 tiles (40 to 64 rows
 /// × 2048, split 2 ways) 0.88–1.04×, and 96 (96×4096×4096) 0.83–0.96×: left out.
