@@ -416,11 +416,16 @@ fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
         (24, 1280, 4096, true),
     ] {
         let p = Problem::new(m, n, k).trans(false, tb);
-        let plan = ctx.plan::<f16, f16>(&p.gemm()).expect("plan");
-        assert!(
-            plan.kernel.name.contains("_swap_128x32x64_"),
-            "{m}x{n}x{k} trans_b {tb}: {plan:?}"
-        );
+        let plans = [
+            ctx.plan::<f16, f16>(&p.gemm()).expect("plan"),
+            ctx.plan::<bf16, f32>(&p.gemm()).expect("plan"),
+        ];
+        for plan in plans {
+            assert!(
+                plan.kernel.name.contains("_swap_128x32x64_") && plan.split.slices > 1,
+                "{m}x{n}x{k} trans_b {tb}: {plan:?}"
+            );
+        }
         check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
         let scaled = p.clone().scale(-1.25, 0.5);
         check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));

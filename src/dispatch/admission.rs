@@ -449,7 +449,7 @@ pub(crate) fn ping_pong_streams_one_wave(spec: &KernelSpec, p: &Problem, sm_coun
 fn few_weight_columns_deep(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
     decode_rows(p)
-        && (17..=64).contains(&g.m)
+        && g.m >= 17
         && g.k >= 4096
         && !tma_reads_off_sectors(p)
         && fills_wave(spec, p, sm_count, &(0..=20))

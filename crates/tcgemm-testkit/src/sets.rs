@@ -63,10 +63,17 @@ pub struct Sets<I, O> {
 pub fn set_count(ctx: &Context, set_bytes: usize) -> Result<usize, String> {
     let l2 = ctx.capabilities().l2_bytes as usize;
     // `TCGEMM_BENCH_SETS=N`: N sets, e.g. 1 to time operands that stay in L2
-    let asked = std::env::var("TCGEMM_BENCH_SETS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .map(|n| n.max(1));
+    let asked = match std::env::var("TCGEMM_BENCH_SETS") {
+        Err(_) => None,
+        Ok(v) => match v.parse::<usize>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                return Err(format!(
+                    "TCGEMM_BENCH_SETS={v}: expected a count of at least 1"
+                ))
+            }
+        },
+    };
     let want = asked.unwrap_or_else(|| {
         (2 * l2)
             .div_ceil(set_bytes.max(1))
