@@ -40,13 +40,17 @@ impl Cuts {
 /// How a call would cut `problem` along K on `spec` on `sms` SMs (as [`Context::plan_problem`]
 /// does): stream-K where `cuts` allows and [`streamk::choose`] says so, else the k-slices of
 /// [`splitk::choose`] on the kernel's f32 twin where `cuts` allows and `loaded` says the twin is
-/// (1: no split).
+/// (1: no split), as many as the launch runs: fewer where the slices run within clusters of
+/// fewer CTAs ([`splitk::cluster_split`], with `resident_clusters(s)` clusters of `s` CTAs held
+/// at once), so that dispatch's time model prices the schedule that runs; the fill counts the
+/// slices the model wants ([`KSplit::spread`]).
 pub(crate) fn cut(
     spec: &KernelSpec,
     problem: &Problem,
     sms: u32,
     cuts: Cuts,
     loaded: impl Fn(&KernelSpec) -> bool,
+    resident_clusters: impl Fn(u32) -> u32,
 ) -> KSplit {
     if cuts.stream_k && streamk::choose(spec, problem, sms).is_some() {
         return KSplit {
@@ -67,12 +71,15 @@ pub(crate) fn cut(
     if !cuts.split_k || !splitk::may_split(problem, problem.tiles(spec.c_tile()), sms) {
         return KSplit::NONE;
     }
-    let slices = splitk::f32_twin(spec, KERNELS)
+    let spread = splitk::f32_twin(spec, KERNELS)
         .filter(|t| loaded(t))
         .and_then(|t| splitk::choose(t, problem, sms))
         .map_or(1, |(slices, _)| slices);
+    let cluster = splitk::cluster_split(spec, problem, spread, &resident_clusters);
     KSplit {
-        slices,
+        slices: cluster.map_or(spread, |(s, _)| s),
+        spread,
+        cluster: cluster.is_some(),
         stream_k: false,
         ..KSplit::NONE
     }
@@ -406,7 +413,14 @@ impl Context {
 
     /// How a call would cut `problem` along K on `spec` ([`cut`]) with this context's kernels.
     fn cut(&self, spec: &KernelSpec, problem: &Problem, sms: u32, cuts: Cuts) -> KSplit {
-        cut(spec, problem, sms, cuts, |t| self.is_loaded(t))
+        cut(
+            spec,
+            problem,
+            sms,
+            cuts,
+            |t| self.is_loaded(t),
+            |s| self.resident_clusters(s),
+        )
     }
 
     /// Plans and launches GEMM kernel `spec` for `problem` (resolved on buffers, not empty) on

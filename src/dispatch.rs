@@ -143,8 +143,19 @@ pub(crate) fn signature(
 /// [`crate::tail`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct KSplit {
-    /// k-slices of split-K (1: none).
+    /// k-slices of split-K the launch runs (1: none).
     pub slices: u32,
+    /// k-slices whose CTAs [`fill_percent`] counts: the split the model wants
+    /// ([`crate::splitk::choose`]) where the launch runs fewer within clusters
+    /// ([`crate::splitk::cluster_split`]), else `slices`. Measured (H100, session 82,
+    /// docs/decode-log.md): 16-bit splits within clusters on 48% of the SMs (24–64 rows × 1024–2048
+    /// columns, 4096–8192 deep) ran 1.09–1.30× as fast as the `mma.sync` tiles that a fill counted
+    /// on the launched CTAs chose instead (split 16–32 ways over every SM).
+    pub spread: u32,
+    /// The slices run within thread-block clusters ([`crate::splitk::cluster_split`]): the
+    /// first slice's CTA adds the others' partial tiles one by one
+    /// ([`cost::CLUSTER_PARTIAL_KTILES`]).
+    pub cluster: bool,
     /// Stream-K.
     pub stream_k: bool,
     /// Rows of tiles of the tail launch (0: none).
@@ -155,6 +166,8 @@ impl KSplit {
     /// One pass over K, no stream-K.
     pub(crate) const NONE: KSplit = KSplit {
         slices: 1,
+        spread: 1,
+        cluster: false,
         stream_k: false,
         tail_rows: 0,
     };

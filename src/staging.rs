@@ -287,6 +287,7 @@ impl Context {
                 self.cuts(),
                 |s| self.is_loaded(s),
                 |s| self.blocks_per_sm(s),
+                |s| self.resident_clusters(s),
             )
         };
         choose(problem, caps.hopper, self.staging_limit(), dispatched)

@@ -303,7 +303,16 @@ mod tests {
         };
         for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
             let p = exact(Gemm::new(2560, 2560, 2560).trans_a(ta).trans_b(tb));
-            let with = |s: &KernelSpec| cut(s, &p, 132, cuts, |_| true);
+            let with = |s: &KernelSpec| {
+                cut(
+                    s,
+                    &p,
+                    132,
+                    cuts,
+                    |_| true,
+                    crate::test_support::h200_clusters,
+                )
+            };
             let s = select(KERNELS, &p, Some(132), |_| true, with).unwrap();
             assert_eq!(
                 (s.block.m, s.block.n, with(s).tail_rows),
@@ -312,7 +321,18 @@ mod tests {
                 s.name
             );
             // without split-K there is no tail
-            assert_eq!(cut(s, &p, 132, Cuts::NONE, |_| true).tail_rows, 0);
+            assert_eq!(
+                cut(
+                    s,
+                    &p,
+                    132,
+                    Cuts::NONE,
+                    |_| true,
+                    crate::test_support::h200_clusters
+                )
+                .tail_rows,
+                0
+            );
         }
     }
 }

@@ -71,3 +71,12 @@ pub(crate) fn any_math(g: &Gemm, input: Elem, output: Elem) -> Problem {
 pub(crate) fn leak(s: KernelSpec) -> &'static KernelSpec {
     Box::leak(Box::new(s))
 }
+
+/// Clusters an H200 holds at once by cluster size (one CTA per SM; sizes 3, 5–7 assumed): what
+/// `Context::resident_clusters` gives there, for the models' tests.
+pub(crate) fn h200_clusters(s: u32) -> u32 {
+    [0, 0, 66, 44, 30, 24, 22, 18, 15]
+        .get(s as usize)
+        .copied()
+        .unwrap_or(0)
+}

@@ -371,7 +371,7 @@ fn tma_splits() {
             (96, 4096, 14336, false, true),
             (128, 4096, 14336, true, true),
             (256, 4096, 14336, true, false),
-            (128, 1024, 4160, true, true),
+            (96, 1536, 8192, false, false),
         ],
         |k| k.block.m == 128,
     );
@@ -432,6 +432,51 @@ fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
         let p = p.scale(0.75, -1.5);
         check::<bf16, f32>(ctx, &off, &mut rng, p, tol_16::<f32>(k));
     }
+}
+
+/// On Hopper, splits within clusters of 3 to 8 CTAs, odd widths included, whose first CTA adds
+/// the others' partials (`cluster_split::gather`): f16 → f16, with `beta ≠ 0`, and bf16 → f32,
+/// within their tolerance, bitwise repeatable, and the same with split-K off. The shapes take 3,
+/// 4, 5, 6, 7 and 8 slices on an H200 (the split-K model's, within the clusters it holds at once);
+/// a device that holds fewer clusters of some width runs fewer slices, so each shape must split
+/// within clusters of at least 3 CTAs, and the shapes together take at least three widths, one
+/// of them odd.
+#[test]
+fn cluster_widths() {
+    let Some(ctx) = gpu() else { return };
+    if !ctx.capabilities().hopper {
+        return;
+    }
+    let Some(off) = no_split_context() else {
+        return;
+    };
+    let mut rng = Rng::for_test("splitk cluster widths");
+    let mut widths = std::collections::BTreeSet::new();
+    for (m, n, k, tb) in [
+        (24, 3072, 1344, false),
+        (24, 2048, 4096, true),
+        (24, 3072, 1920, false),
+        (16, 768, 1920, false),
+        (16, 256, 5376, false),
+        (16, 512, 3072, false),
+    ] {
+        let p = Problem::new(m, n, k).trans(false, tb);
+        let plan = ctx.plan::<f16, f16>(&p.gemm()).expect("plan");
+        assert!(
+            plan.split.cluster && plan.split.slices >= 3,
+            "{m}x{n}x{k} trans_b {tb}: {plan:?}"
+        );
+        widths.insert(plan.split.slices);
+        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
+        let scaled = p.clone().scale(-1.25, 0.5);
+        check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));
+        let p = p.scale(0.75, -1.5);
+        check::<bf16, f32>(ctx, &off, &mut rng, p, tol_16::<f32>(k));
+    }
+    assert!(
+        widths.len() >= 3 && widths.iter().any(|w| w % 2 == 1),
+        "cluster widths {widths:?}"
+    );
 }
 
 /// `Context::gemm` returns the plan it ran, split; exact inputs give the exact sum.

@@ -9,7 +9,8 @@
 //! - under stream-K with `I` shared items ([`crate::streamk::choose`]), `(W − I)/S·T + ⌈I·T/S⌉`
 //!   plus the exchange of partial tiles ([`crate::streamk::exchange_ktiles`]:
 //!   [`PARTIAL_COST_KTILES`], twice that for long items);
-//! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus [`PARTIAL_COST_KTILES`].
+//! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus [`PARTIAL_COST_KTILES`], and within clusters
+//!   `s − 1` partial tiles of [`CLUSTER_PARTIAL_KTILES`].
 //!
 //! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units.
 //! Its busiest SM runs `B = ⌈W·s/S⌉` blocks (`s` k-slices, 1 unsplit) in rounds of `b`, each of
@@ -83,7 +84,12 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if cut.slices > 1 {
         let s = u64::from(cut.slices);
         let waves = work.saturating_mul(s).div_ceil(sms);
-        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES);
+        let gather = if cut.cluster {
+            (s - 1) * CLUSTER_PARTIAL_KTILES
+        } else {
+            0
+        };
+        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES + gather);
     }
     Some(work.div_ceil(sms).saturating_mul(ktiles))
 }
@@ -115,6 +121,18 @@ pub(crate) fn block_rounds_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, slic
 pub(crate) fn time(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u128> {
     busiest_work(spec, p, sms, cut).map(|w| w * 100 / steady_rate(spec))
 }
+
+/// k-tiles (of the kernel's own tile) each partial tile costs the first CTA of a split within
+/// clusters, which adds the other slices' partials one by one from their shared memory. Fitted
+/// to the H100 measurements of docs/decode-log.md (session 82): 128×1024×8192 f16, 64 CTAs
+/// either way, the 128×128 tile in clusters of 8 ran 24.2 µs and the 128×64 tile in clusters of
+/// 4 17.7 µs, a ratio this cost of 4 k-tiles per partial gives. Priced without it, the 306 calls
+/// whose pick the launched slices changed lost where they moved to wider tiles in larger clusters
+/// (0.62–0.79×) and won where they moved to narrower ones (1.18–1.30×); with it, the 337 calls
+/// whose pick changed ran 1.166× as fast as before (16–256 rows × 512–4096 × 1024–14336, every
+/// layout, f16, bf16, TF32; 42 slower than 0.95×, worst 0.77×: 256 × 1536 × 8192 to the 64×128
+/// tile under stream-K).
+pub(crate) const CLUSTER_PARTIAL_KTILES: u64 = 4;
 
 /// The multiply-adds of the [`busiest_ktiles`]: that many k-tiles of `BM·BN·BK`.
 pub(crate) fn busiest_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u128> {

@@ -3,7 +3,7 @@
 //! few columns (the kernel table's real entries on 132 SMs).
 
 use super::*;
-use crate::test_support::problem;
+use crate::test_support::{h200_clusters, problem};
 use tcgemm_kernels::config::KERNELS;
 
 #[test]
@@ -76,7 +76,7 @@ fn wgmma_tiles_from_half_a_wave_go_by_time() {
             split_k: true,
             stream_k: true,
         };
-        let cut = |s: &KernelSpec| crate::calls::cut(s, &p, 132, cuts, |_| true);
+        let cut = |s: &KernelSpec| crate::calls::cut(s, &p, 132, cuts, |_| true, h200_clusters);
         let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
         // the tile of C, shorter side first (TF32 `nn` swaps its register-A tiles)
         let (m, n) = (s.c_tile().m, s.c_tile().n);
@@ -224,13 +224,14 @@ fn swapped_kernels_count_tiles_of_c_transposed() {
 }
 
 /// The cut a Hopper context with split-K and stream-K on would make on 132 SMs
-/// (`Context::cut`): stream-K where its model says so, else the split-K model's slices.
+/// (`Context::cut`): stream-K where its model says so, else the split-K model's slices, fewer
+/// where they run within clusters as an H200 holds them.
 pub(super) fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
     let cuts = crate::calls::Cuts {
         split_k: true,
         stream_k: true,
     };
-    move |s| crate::calls::cut(s, p, 132, cuts, |_| true)
+    move |s| crate::calls::cut(s, p, 132, cuts, |_| true, h200_clusters)
 }
 
 #[test]

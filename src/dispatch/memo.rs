@@ -111,7 +111,16 @@ mod tests {
     }
 
     fn search(p: &Problem) -> Result<&'static KernelSpec, ()> {
-        let cut = |s: &KernelSpec| crate::calls::cut(s, p, 132, CUTS, |_| true);
+        let cut = |s: &KernelSpec| {
+            crate::calls::cut(
+                s,
+                p,
+                132,
+                CUTS,
+                |_| true,
+                crate::test_support::h200_clusters,
+            )
+        };
         select(KERNELS, p, Some(132), |_| true, cut).ok_or(())
     }
 

@@ -22,7 +22,7 @@ pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: K
     let blocks = p
         .tiles(spec.c_tile())
         .saturating_mul(p.gemm().batch.max(1) as u64)
-        .saturating_mul(u64::from(cut.slices.max(1)));
+        .saturating_mul(u64::from(cut.spread.max(cut.slices).max(1)));
     if spec.family.persistent() {
         if cut.stream_k && spec.math == Math::MmaTf32x3 && blocks < u64::from(sm_count) {
             return (blocks * 100 / u64::from(sm_count.max(1))) as u32;

@@ -252,16 +252,17 @@ pub(crate) struct Dispatched {
 
 impl Dispatched {
     /// The plan dispatch makes for `problem` on `sms` SMs with the kernels `loaded` says are, cut
-    /// as `cuts` allows, with the blocks per SM `resident` says the device holds; `None` when no
-    /// kernel takes it.
+    /// as `cuts` allows, with the blocks per SM `resident` says the device holds and the clusters
+    /// of `s` CTAs `resident_clusters(s)` says it holds at once; `None` when no kernel takes it.
     pub(crate) fn of(
         problem: &Problem,
         sms: u32,
         cuts: Cuts,
         loaded: impl Fn(&KernelSpec) -> bool,
         resident: impl Fn(&KernelSpec) -> u32,
+        resident_clusters: impl Fn(u32) -> u32,
     ) -> Option<Dispatched> {
-        let cut = |s: &KernelSpec| calls::cut(s, problem, sms, cuts, &loaded);
+        let cut = |s: &KernelSpec| calls::cut(s, problem, sms, cuts, &loaded, &resident_clusters);
         let spec = dispatch::select(KERNELS, problem, Some(sms), &loaded, cut)?;
         let chosen = cut(spec);
         Some(Dispatched {

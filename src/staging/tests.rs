@@ -1,6 +1,7 @@
 use super::*;
 use crate::calls::Cuts;
 use crate::gemm::Precision;
+use crate::test_support::h200_clusters;
 use half::f16;
 use tcgemm_kernels::config::{find_kernel, Elem, Family, Math, Target, KERNELS};
 use tcgemm_testkit::Layout;
@@ -30,7 +31,14 @@ fn stage(p: &Problem, hopper: bool, limit: u64) -> Option<Staging> {
         stream_k: true,
     };
     choose(p, hopper, limit, |q| {
-        Dispatched::of(q, 132, cuts, loaded, resident_by_shared_memory)
+        Dispatched::of(
+            q,
+            132,
+            cuts,
+            loaded,
+            resident_by_shared_memory,
+            h200_clusters,
+        )
     })
 }
 
