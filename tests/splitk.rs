@@ -34,6 +34,27 @@ fn no_split_context() -> Option<Context> {
     })
 }
 
+/// A Hopper context (the test kit's, split-K on) and one with split-K off; `None` without a
+/// Hopper GPU.
+fn hopper_contexts() -> Option<(&'static Context, Context)> {
+    let ctx = gpu()?;
+    if !ctx.capabilities().hopper {
+        return None;
+    }
+    Some((ctx, no_split_context()?))
+}
+
+/// The 16-bit checks of one split call `p` (`check`): f16 → f16, again with `beta ≠ 0` (a 16-bit
+/// C read back by the epilogue), and bf16 → f32 with `beta ≠ 0`.
+fn check_sixteen_bit(ctx: &Context, off: &Context, rng: &mut Rng, p: &Problem) {
+    let k = p.gemm().k;
+    check::<f16, f16>(ctx, off, rng, p.clone(), tol_16::<f16>(k));
+    let scaled = p.clone().scale(-1.25, 0.5);
+    check::<f16, f16>(ctx, off, rng, scaled, tol_16::<f16>(k));
+    let p = p.clone().scale(0.75, -1.5);
+    check::<bf16, f32>(ctx, off, rng, p, tol_16::<f32>(k));
+}
+
 /// A context on the sm_80 kernels alone (`force_sm80`), with split-K on or off.
 fn sm80_context(split_k: bool) -> Option<Context> {
     gpu_with_options(ContextOptions {
@@ -318,11 +339,7 @@ fn tma_split_shapes(
     shapes: &[(usize, usize, usize, bool, bool)],
     takes: impl Fn(&tcgemm::KernelSpec) -> bool,
 ) {
-    let Some(ctx) = gpu() else { return };
-    if !ctx.capabilities().hopper {
-        return;
-    }
-    let Some(off) = no_split_context() else {
+    let Some((ctx, off)) = hopper_contexts() else {
         return;
     };
     let mut rng = Rng::for_test(name);
@@ -337,17 +354,7 @@ fn tma_split_shapes(
             "{g:?}: {plan:?}"
         );
         ways[usize::from(cluster)] += 1;
-        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
-        // a 16-bit C read back by the epilogue
-        let scaled = p.clone().scale(-1.25, 0.5);
-        check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));
-        check::<bf16, f32>(
-            ctx,
-            &off,
-            &mut rng,
-            p.clone().scale(0.75, -1.5),
-            tol_16::<f32>(k),
-        );
+        check_sixteen_bit(ctx, &off, &mut rng, &p);
         let p = p.precision(Precision::Tf32);
         check::<f32, f32>(ctx, &off, &mut rng, p, TOL_TF32_FRO);
     }
@@ -380,6 +387,8 @@ fn tma_splits() {
 /// On Hopper, calls of 33 to 64 rows split on the 64-row TMA tile (two `wgmma.m64n64` consumers
 /// splitting the tile's columns), every layout, odd N and K tails. (64×4096×4096 `nn` runs the
 /// swapped 32-wide ping-pong tile unsplit, one wave of 128 tiles: its half, 64×2048×4096, splits.)
+/// And 128×1024×4160 `tt`, which the time model gives that tile in clusters of 5 since it prices
+/// each partial the 128×128 tile's first CTA would add (`cost::CLUSTER_PARTIAL_KTILES`).
 #[test]
 fn tma_64_row_tiles_split() {
     tma_split_shapes(
@@ -389,6 +398,7 @@ fn tma_64_row_tiles_split() {
             (48, 2048, 4096, false, true),
             (56, 1000, 4160, true, false),
             (33, 4104, 8192, true, true),
+            (128, 1024, 4160, true, true),
         ],
         |k| k.block.m == 64,
     );
@@ -400,11 +410,7 @@ fn tma_64_row_tiles_split() {
 /// and bf16 → f32 within their tolerance, bitwise repeatable, and the same with split-K off.
 #[test]
 fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
-    let Some(ctx) = gpu() else { return };
-    if !ctx.capabilities().hopper {
-        return;
-    }
-    let Some(off) = no_split_context() else {
+    let Some((ctx, off)) = hopper_contexts() else {
         return;
     };
     let mut rng = Rng::for_test("splitk swapped 128x32");
@@ -426,11 +432,7 @@ fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
                 "{m}x{n}x{k} trans_b {tb}: {plan:?}"
             );
         }
-        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
-        let scaled = p.clone().scale(-1.25, 0.5);
-        check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));
-        let p = p.scale(0.75, -1.5);
-        check::<bf16, f32>(ctx, &off, &mut rng, p, tol_16::<f32>(k));
+        check_sixteen_bit(ctx, &off, &mut rng, &p);
     }
 }
 
@@ -443,11 +445,7 @@ fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
 /// of them odd.
 #[test]
 fn cluster_widths() {
-    let Some(ctx) = gpu() else { return };
-    if !ctx.capabilities().hopper {
-        return;
-    }
-    let Some(off) = no_split_context() else {
+    let Some((ctx, off)) = hopper_contexts() else {
         return;
     };
     let mut rng = Rng::for_test("splitk cluster widths");
@@ -467,11 +465,7 @@ fn cluster_widths() {
             "{m}x{n}x{k} trans_b {tb}: {plan:?}"
         );
         widths.insert(plan.split.slices);
-        check::<f16, f16>(ctx, &off, &mut rng, p.clone(), tol_16::<f16>(k));
-        let scaled = p.clone().scale(-1.25, 0.5);
-        check::<f16, f16>(ctx, &off, &mut rng, scaled, tol_16::<f16>(k));
-        let p = p.scale(0.75, -1.5);
-        check::<bf16, f32>(ctx, &off, &mut rng, p, tol_16::<f32>(k));
+        check_sixteen_bit(ctx, &off, &mut rng, &p);
     }
     assert!(
         widths.len() >= 3 && widths.iter().any(|w| w % 2 == 1),

@@ -19,10 +19,12 @@ use super::KSplit;
 ///   32.5 TFLOPS against the 128×128 tile's 39.0 and the 64×128 tile's 128 unsplit 42.0,
 ///   docs/f32-log.md attempt 5c; the other maths' tiles were not measured so).
 pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
+    // the model's slices (`KSplit::spread`; a cut written without them has only `slices`)
+    let slices = cut.spread.max(cut.slices).max(1);
     let blocks = p
         .tiles(spec.c_tile())
         .saturating_mul(p.gemm().batch.max(1) as u64)
-        .saturating_mul(u64::from(cut.spread.max(cut.slices).max(1)));
+        .saturating_mul(u64::from(slices));
     if spec.family.persistent() {
         if cut.stream_k && spec.math == Math::MmaTf32x3 && blocks < u64::from(sm_count) {
             return (blocks * 100 / u64::from(sm_count.max(1))) as u32;
