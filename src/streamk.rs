@@ -174,14 +174,32 @@ fn long_items(kernel: &KernelSpec, work: u64, ktiles: u64, sms: u64) -> bool {
 }
 
 /// k-tiles the exchange of partial tiles costs the busiest CTA of a stream-K launch of `kernel`
-/// for `problem` on `sm_count` SMs: [`PARTIAL_COST_KTILES`], twice that for long items
-/// ([`long_items`]), each shared by 3 to [`MAX_SHARERS`] CTAs. Fitted so that dispatch keeps the
-/// unsplit 128×192 tile where the shared 128×256 tile measured slower (H200, TF32 `nt` 2944³
-/// 0.933×, 3072³ 0.993×, session 55; with the single cost the model moved them).
+/// for `problem` on `sm_count` SMs, as dispatch prices it against other tiles and cuts
+/// ([`crate::dispatch`]'s time model): [`PARTIAL_COST_KTILES`], twice that
+/// - for long items ([`long_items`]), each shared by 3 to [`MAX_SHARERS`] CTAs. Fitted so that
+///   dispatch keeps the unsplit 128×192 tile where the shared 128×256 tile measured slower (H200,
+///   TF32 `nt` 2944³ 0.933×, 3072³ 0.993×, session 55; with the single cost the model moved
+///   them);
+/// - for every item shared in a call of fewer items than SMs, each longer than
+///   [`LONG_ITEM_KTILES`] ([`all_long_items_shared`]; only the 64-row tiles share those): each
+///   CTA's piece starts at its own k offset, as on the 128-row tiles that stopped sharing them
+///   (the module docs). Priced once, the 64-row tiles so shared took 96–384 rows × 1024–3072
+///   columns, 4096–8192 deep from the 128-row tiles split in clusters and ran 0.77–0.93× as fast
+///   (f16, bf16, TF32; H100, docs/decode-log.md, session 82); priced twice, dispatch returns
+///   those calls to the splits: 73 calls 1.123× (0.91–1.35; session 83).
+///
+/// [`choose`] weighs sharing against the same tile unshared with the single cost.
 pub(crate) fn exchange_ktiles(kernel: &KernelSpec, problem: &Problem, sm_count: u32) -> u64 {
     let work = problem.work_items(kernel.c_tile());
     let ktiles = problem.k_tiles(kernel.block);
-    exchange_cost(long_items(kernel, work, ktiles, u64::from(sm_count)))
+    let sms = u64::from(sm_count);
+    exchange_cost(long_items(kernel, work, ktiles, sms) || all_long_items_shared(work, ktiles, sms))
+}
+
+/// Whether a call of `work` items of `ktiles` k-tiles on `sms` SMs that streams shares items
+/// longer than [`LONG_ITEM_KTILES`], all of them (fewer items than SMs).
+fn all_long_items_shared(work: u64, ktiles: u64, sms: u64) -> bool {
+    work < sms && ktiles > LONG_ITEM_KTILES
 }
 
 /// [`exchange_ktiles`] of a launch whose items are long or not.
@@ -297,6 +315,24 @@ mod tests {
         );
         // but not 16×4096×4096's 32 items, each of which would be shared by 4–5 CTAs
         assert_eq!(choose(rows64, &f16(16, 4096, 4096), 132), None);
+    }
+
+    /// The exchange dispatch prices: once for short items or some shared, twice for long items
+    /// with whole waves to deal and for long items all shared (fewer than the SMs).
+    #[test]
+    fn long_items_exchange_twice() {
+        let rows64 = find_kernel("f16_f16_nt_64x128x64_w64x64_s8_tma").unwrap();
+        let nt128 = find_kernel("f16_f16_nt_128x128x64_w64x128_s6_tma").unwrap();
+        let xch = |k, m, n, kk| exchange_ktiles(k, &f16(m, n, kk), 132);
+        // 256×1536×8192 on the 64×128 tile: 48 items of 128 k-tiles, all shared
+        assert_eq!(choose(rows64, &f16(256, 1536, 8192), 132), Some(48));
+        assert_eq!(xch(rows64, 256, 1536, 8192), 2 * PARTIAL_COST_KTILES);
+        // 80 k-tiles are not long; 224 items are more than the SMs, the tile of 64 rows
+        assert_eq!(xch(rows64, 256, 1536, 5120), PARTIAL_COST_KTILES);
+        assert_eq!(xch(rows64, 32, 28672, 8192), PARTIAL_COST_KTILES);
+        // the 128-row tile's long items with whole waves: 3072²×8192 (288 of 128)
+        assert_eq!(xch(nt128, 3072, 3072, 8192), 2 * PARTIAL_COST_KTILES);
+        assert_eq!(xch(nt128, 3072, 3072, 4096), PARTIAL_COST_KTILES);
     }
 
     /// The context allocates `splitk::workspace_bound` once; no stream-K launch needs more.

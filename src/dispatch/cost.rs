@@ -8,7 +8,8 @@
 //! - `⌈W/S⌉·T` k-tiles unsplit (the last wave costs as much as a full one);
 //! - under stream-K with `I` shared items ([`crate::streamk::choose`]), `(W − I)/S·T + ⌈I·T/S⌉`
 //!   plus the exchange of partial tiles ([`crate::streamk::exchange_ktiles`]:
-//!   [`PARTIAL_COST_KTILES`], twice that for long items);
+//!   [`PARTIAL_COST_KTILES`], twice that for long items, and for items of more than
+//!   [`crate::streamk::LONG_ITEM_KTILES`] k-tiles all shared in a call of fewer than `S`);
 //! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus [`PARTIAL_COST_KTILES`], and within clusters
 //!   `s − 1` partial tiles of [`CLUSTER_PARTIAL_KTILES`].
 //!

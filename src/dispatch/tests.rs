@@ -397,3 +397,24 @@ fn sm80_16_bit_nt_takes_the_64_deep_tile() {
     assert_eq!(pick(true, Elem::F16), "f16_f16_tt_128x256x32_w64x64_s4");
     assert_eq!(pick(false, Elem::F32), "f16_f32_nt_128x256x32_w64x64_s4");
 }
+
+/// Long items all shared on a 64-row tile pay the exchange twice
+/// (`streamk::exchange_ktiles`): 256×1536×8192 f16 (48 items of 128 k-tiles on the 64×128 tile)
+/// and 384×1024×8192, B stored n×k, take the 128×128 tile split in clusters of 4, which ran 1.31×
+/// and 1.17× as fast (H100, docs/decode-log.md, session 83).
+#[test]
+fn long_items_all_shared_give_way_to_splits_in_clusters() {
+    for (m, n) in [(256, 1536), (384, 1024)] {
+        let p = problem(
+            &Gemm::new(m, n, 8192).trans_b(true),
+            Elem::F16,
+            Elem::F16,
+            false,
+        );
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        let k = cut(s);
+        assert_eq!((s.block.m, s.block.n), (128, 128), "{m}×{n}: {}", s.name);
+        assert!(k.cluster && k.slices == 4 && !k.stream_k, "{m}×{n}: {k:?}");
+    }
+}
