@@ -392,16 +392,35 @@ struct SwappedBand {
 /// 180 of 97–128 rows × 1152–1408 columns 1.236× (0.85–1.44×; `nn` f16 4096 deep 0.886×, its
 /// `nt` and bf16 twins 1.34–1.37×). At 1024 columns (48 tiles of 65–96 rows, 36%) the tile,
 /// forced, lost 4096 deep (0.70–0.78× cuBLAS against 0.72–0.96×).
-const SWAPPED_BANDS: [SwappedBand; 2] = [
+///
+/// 97–128 rows past 2048 deep only from 90% of a wave: since dispatch prices the slices a split
+/// within clusters launches (session 82), the time model's pick there, the 128×64 tile split in
+/// clusters of 4, ran faster on fewer tiles. Main and a build whose 65–128-row band ended at 2048
+/// deep alternated twice in one device call (H100, session 83), 65–128 rows × 1152–2560 columns ×
+/// 4096, `nn` and `nt`, f16 and bf16: 112 and 128 rows × 1152–1536 columns (72–96 tiles) 1.05–1.16×
+/// (24 calls), × 2048 (128 tiles, 97%) 0.94–0.96×; 65–96 rows 0.82–1.03× (to the `mma.sync` tiles
+/// split, or the 128×64 tile split 2 ways), so they keep the band. 2049–4095 deep is unmeasured:
+/// the band's 2048-deep calls gained 1.21× in session 77.
+const SWAPPED_BANDS: [SwappedBand; 4] = [
     SwappedBand {
         rows: 33..=64,
         depth: 1024..=2048,
         wave_percent: 36..=THIN_WAVE_PERCENT,
     },
     SwappedBand {
-        rows: 65..=128,
+        rows: 65..=96,
         depth: 1024..=4096,
         wave_percent: 54..=100,
+    },
+    SwappedBand {
+        rows: 97..=128,
+        depth: 1024..=2048,
+        wave_percent: 54..=100,
+    },
+    SwappedBand {
+        rows: 97..=128,
+        depth: 2049..=4096,
+        wave_percent: THIN_WAVE_PERCENT..=100,
     },
 ];
 

@@ -401,7 +401,8 @@ fn rows_of_one_wave_of_64x64_tiles_stream_on_the_ping_pong_tile() {
 #[test]
 fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
     // 16-bit single products, `nn` and `nt`, of 33–64 rows 1024–2048 deep whose swapped 32×64
-    // tiles of C fill 48 to 118 of 132 SMs, and of 65–128 rows 1024–4096 deep whose tiles fill 72
+    // tiles of C fill 48 to 118 of 132 SMs, of 65–96 rows 1024–4096 deep and of 97–128 rows
+    // 1024–2048 deep whose tiles fill 72 to 132, and of 97–128 rows 4096 deep whose tiles fill 119
     // to 132: the swapped 32-wide tile, unsplit (`admission::rows_over_32_on_swapped_tiles`)
     use tcgemm_kernels::config::Family;
     let pick = |g: Gemm, input: Elem, output: Elem, tf32: bool| {
@@ -417,7 +418,8 @@ fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
         (80, 2048, 4096, true),
         (72, 1536, 1024, true),
         (96, 2560, 4096, false),
-        (100, 1536, 4096, true),
+        (100, 2048, 4096, true),
+        (128, 2048, 4096, false),
         (128, 2048, 1024, false),
         (97, 1152, 2048, true),
         (33, 1536, 1024, false),
@@ -435,6 +437,7 @@ fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
             assert!(swapped, "{m}x{n}x{k} trans_b {tb} {i:?}->{o:?}: {name}");
         }
     }
+    // 97–128 rows 4096 deep under 119 tiles (the 128×64 tile split in clusters of 4),
     // deeper than 4096 (33–64 rows: 2048; the split tiles read the weights with more CTAs),
     // shallower than 1024, under 72 tiles (33–64 rows: 48; 1024 columns of 65–128 rows: 48 or 64;
     // 65 rows × 1472: 69) or over a wave (96 rows × 4096 columns: 192), 129 rows, batches, `tn`,
@@ -442,6 +445,8 @@ fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
     // the time model's (`admission::one_wave_of_tiles`: 64×4096×2048 `nt` on the unswapped tile)
     let f16 = |g: Gemm| pick(g, Elem::F16, Elem::F16, false);
     for g in [
+        Gemm::new(100, 1536, 4096).trans_b(true),
+        Gemm::new(128, 1152, 4096),
         Gemm::new(80, 2048, 8192),
         Gemm::new(80, 2048, 512),
         Gemm::new(96, 1024, 4096),
@@ -465,4 +470,15 @@ fn rows_over_32_on_a_share_of_a_wave_take_the_swapped_32_wide_tile() {
         .precision(Precision::Tf32);
     let (swapped, name) = pick(tf32, Elem::F32, Elem::F32, true);
     assert!(!swapped, "TF32: {name}");
+    // 128×1536×4096 on the 128×64 tile split in clusters of 4 (1.05–1.09× the swapped tile, H100)
+    let p = problem(&Gemm::new(128, 1536, 4096), Elem::F16, Elem::F16, false);
+    let cut = context_cut(&p);
+    let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+    let k = cut(s);
+    assert_eq!(
+        (s.block.m, s.block.n, k.slices, k.cluster),
+        (128, 64, 4, true),
+        "{}",
+        s.name
+    );
 }
