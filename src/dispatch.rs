@@ -171,6 +171,15 @@ impl KSplit {
         stream_k: false,
         tail_rows: 0,
     };
+
+    /// Split-K into `slices` k-slices, all launched (no clusters of fewer CTAs).
+    pub(crate) const fn sliced(slices: u32) -> KSplit {
+        KSplit {
+            slices,
+            spread: slices,
+            ..KSplit::NONE
+        }
+    }
 }
 
 /// The kernel for `p` among `specs`: of the candidates that [`can_implement`] it and are `usable`

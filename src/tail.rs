@@ -176,12 +176,12 @@ fn choose_by_search(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calls::{cut, Cuts};
+    use crate::calls::Cuts;
     use crate::dispatch::select;
     use crate::dispatch::KSplit;
     use crate::gemm::{Gemm, Precision};
     use crate::rules::can_implement;
-    use crate::test_support::problem;
+    use crate::test_support::{h200_cut, problem};
     use tcgemm_kernels::config::{find_kernel, Elem, KERNELS};
 
     fn exact(g: Gemm) -> Problem {
@@ -303,16 +303,7 @@ mod tests {
         };
         for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
             let p = exact(Gemm::new(2560, 2560, 2560).trans_a(ta).trans_b(tb));
-            let with = |s: &KernelSpec| {
-                cut(
-                    s,
-                    &p,
-                    132,
-                    cuts,
-                    |_| true,
-                    crate::test_support::h200_clusters,
-                )
-            };
+            let with = |s: &KernelSpec| h200_cut(s, &p, cuts);
             let s = select(KERNELS, &p, Some(132), |_| true, with).unwrap();
             assert_eq!(
                 (s.block.m, s.block.n, with(s).tail_rows),
@@ -321,18 +312,7 @@ mod tests {
                 s.name
             );
             // without split-K there is no tail
-            assert_eq!(
-                cut(
-                    s,
-                    &p,
-                    132,
-                    Cuts::NONE,
-                    |_| true,
-                    crate::test_support::h200_clusters
-                )
-                .tail_rows,
-                0
-            );
+            assert_eq!(h200_cut(s, &p, Cuts::NONE).tail_rows, 0);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Synthetic kernel tables and problems for the unit tests of dispatch, rules and plans.
 
-use crate::dispatch::maths_for;
+use crate::calls::Cuts;
+use crate::dispatch::{maths_for, KSplit};
 use crate::gemm::Gemm;
 use crate::problem::{Problem, Signature};
 use tcgemm_kernels::config::{Elem, Family, GemmShape, KernelSpec, Math};
@@ -79,4 +80,10 @@ pub(crate) fn h200_clusters(s: u32) -> u32 {
         .get(s as usize)
         .copied()
         .unwrap_or(0)
+}
+
+/// How a context on 132 SMs of an H200 ([`h200_clusters`]) with every kernel loaded cuts `p` on
+/// `spec` where `cuts` allows (`calls::cut`).
+pub(crate) fn h200_cut(spec: &KernelSpec, p: &Problem, cuts: Cuts) -> KSplit {
+    crate::calls::cut(spec, p, 132, cuts, |_| true, h200_clusters)
 }

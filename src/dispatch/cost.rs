@@ -100,10 +100,7 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
 /// block ⌈T/s⌉ k-tiles and, split, one exchange ([`PARTIAL_COST_KTILES`]); an empty slot of the
 /// last round costs a quarter of a block (the module docs).
 pub(crate) fn block_rounds_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, slices: u32) -> u64 {
-    let cut = KSplit {
-        slices,
-        ..KSplit::NONE
-    };
+    let cut = KSplit::sliced(slices);
     let blocks = busiest_sm_blocks(spec, p, sms, cut);
     let (filled, slots) = last_round(spec, p, sms, cut);
     let idle = slots - filled;
@@ -351,11 +348,7 @@ mod tests {
         assert_eq!(busiest_ktiles(mid, &p, 132, cut(&p)(mid)), Some(3 * 48));
         // k-slices: 4 slices of 16 k-tiles over 32 items, 128 in all (one wave), plus the exchange
         let p = f16(1024, 1024, 4096);
-        let four = KSplit {
-            slices: 4,
-            stream_k: false,
-            ..KSplit::NONE
-        };
+        let four = KSplit::sliced(4);
         assert_eq!(busiest_ktiles(wide, &p, 132, four), Some(16 + 20));
         // not persistent: no model
         let sm80 = find_kernel("f16_f16_nt_128x256x32_w64x64_s4").unwrap();
@@ -378,11 +371,7 @@ mod tests {
         // 384 blocks of 64×128 put 3 on the busiest SM (one round of 3), 768 of 32×128 6 (one
         // round of 6): the 64-row tile's time is the shorter (H200: 35.6 TFLOPS against 33.7)
         let p = problem(&Gemm::new(64, 4096, 4096), Elem::F32, Elem::F32, false);
-        let twelve = KSplit {
-            slices: 12,
-            stream_k: false,
-            ..KSplit::NONE
-        };
+        let twelve = KSplit::sliced(12);
         let narrow = sgemm("sgemm_nn_32x128x16_t8x8_s3");
         assert_eq!(
             busiest_ktiles(small, &p, 132, twelve),

@@ -3,7 +3,7 @@
 //! few columns (the kernel table's real entries on 132 SMs).
 
 use super::*;
-use crate::test_support::{h200_clusters, problem};
+use crate::test_support::{h200_cut, problem};
 use tcgemm_kernels::config::KERNELS;
 
 #[test]
@@ -72,12 +72,8 @@ fn wgmma_tiles_from_half_a_wave_go_by_time() {
     let pick = |m, n, k, input, output, precision| {
         let g = Gemm::new(m, n, k).precision(precision);
         let p = problem(&g, input, output, false);
-        let cuts = crate::calls::Cuts {
-            split_k: true,
-            stream_k: true,
-        };
-        let cut = |s: &KernelSpec| crate::calls::cut(s, &p, 132, cuts, |_| true, h200_clusters);
-        let s = select(KERNELS, &p, Some(132), |_| true, cut).unwrap();
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
         // the tile of C, shorter side first (TF32 `nn` swaps its register-A tiles)
         let (m, n) = (s.c_tile().m, s.c_tile().n);
         (s.family.persistent(), cut(s).stream_k, m.min(n), m.max(n))
@@ -108,12 +104,12 @@ fn wgmma_tiles_from_half_a_wave_go_by_time() {
 #[test]
 fn hopper_decode_calls_take_split_tma_kernels() {
     fn slices(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
-        move |s| KSplit {
-            slices: crate::splitk::f32_twin(s, KERNELS)
-                .and_then(|t| crate::splitk::choose(t, p, 132))
-                .map_or(1, |(s, _)| s),
-            stream_k: false,
-            ..KSplit::NONE
+        move |s| {
+            KSplit::sliced(
+                crate::splitk::f32_twin(s, KERNELS)
+                    .and_then(|t| crate::splitk::choose(t, p, 132))
+                    .map_or(1, |(s, _)| s),
+            )
         }
     }
     for (m, n, k, ta, tb) in [
@@ -231,7 +227,7 @@ pub(super) fn context_cut(p: &Problem) -> impl Fn(&KernelSpec) -> KSplit + '_ {
         split_k: true,
         stream_k: true,
     };
-    move |s| crate::calls::cut(s, p, 132, cuts, |_| true, h200_clusters)
+    move |s| h200_cut(s, p, cuts)
 }
 
 #[test]

@@ -111,16 +111,7 @@ mod tests {
     }
 
     fn search(p: &Problem) -> Result<&'static KernelSpec, ()> {
-        let cut = |s: &KernelSpec| {
-            crate::calls::cut(
-                s,
-                p,
-                132,
-                CUTS,
-                |_| true,
-                crate::test_support::h200_clusters,
-            )
-        };
+        let cut = |s: &KernelSpec| crate::test_support::h200_cut(s, p, CUTS);
         select(KERNELS, p, Some(132), |_| true, cut).ok_or(())
     }
 

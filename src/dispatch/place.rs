@@ -19,8 +19,8 @@ use super::KSplit;
 ///   32.5 TFLOPS against the 128×128 tile's 39.0 and the 64×128 tile's 128 unsplit 42.0,
 ///   docs/f32-log.md attempt 5c; the other maths' tiles were not measured so).
 pub(crate) fn fill_percent(spec: &KernelSpec, p: &Problem, sm_count: u32, cut: KSplit) -> u32 {
-    // the model's slices (`KSplit::spread`; a cut written without them has only `slices`)
-    let slices = cut.spread.max(cut.slices).max(1);
+    // the model's slices (`KSplit::spread`)
+    let slices = cut.spread.max(1);
     let blocks = p
         .tiles(spec.c_tile())
         .saturating_mul(p.gemm().batch.max(1) as u64)

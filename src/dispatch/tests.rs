@@ -211,27 +211,12 @@ fn the_slices_of_a_split_count_toward_fill() {
     let unsplit = select(&t, &p, Some(132), |_| true, |_| KSplit::NONE).unwrap();
     assert_eq!(unsplit.name, "small");
     // split 8 ways, both small tiles fill every SM; the one-row tile pads 16×, not 64×
-    let split = |s: &KernelSpec| KSplit {
-        slices: if s.name == "large" { 1 } else { 8 },
-        ..KSplit::NONE
-    };
+    let split = |s: &KernelSpec| KSplit::sliced(if s.name == "large" { 1 } else { 8 });
     assert_eq!(
         select(&t, &p, Some(132), |_| true, split).unwrap().name,
         "few_rows"
     );
-    assert_eq!(
-        fill_percent(
-            &t[2],
-            &p,
-            132,
-            KSplit {
-                slices: 8,
-                stream_k: false,
-                ..KSplit::NONE
-            }
-        ),
-        100
-    );
+    assert_eq!(fill_percent(&t[2], &p, 132, KSplit::sliced(8)), 100);
     assert_eq!(
         (padding_class(&t[1], &p), padding_class(&t[2], &p)),
         (12, 8)

@@ -2,7 +2,7 @@ use super::*;
 use crate::gemm::Gemm;
 use crate::plan::Plan;
 use crate::problem::Addresses;
-use crate::test_support::any_math;
+use crate::test_support::{any_math, h200_clusters};
 use tcgemm_kernels::config::{find_kernel, Family, KERNELS};
 
 const SMS: u32 = 132;
@@ -484,42 +484,27 @@ fn cluster_split_takes_the_most_slices_that_fit_at_once() {
     let p = any_math(&Gemm::new(64, 4096, 4096), Elem::F16, Elem::F16);
     // 32 tiles: 4 slices would need 32 clusters of 4 (30 fit), 3 do not divide K; 2 slices read
     // (64 + 128)·2048·2 bytes per CTA
-    assert_eq!(
-        cluster_split(tile64, &p, 4, crate::test_support::h200_clusters),
-        Some((2, 2048))
-    );
+    assert_eq!(cluster_split(tile64, &p, 4, h200_clusters), Some((2, 2048)));
     assert_eq!(cluster_split(tile64, &p, 4, |_| 0), None);
     // K = 14336: 2 slices would read 2.75 MiB per CTA
     let long = any_math(&Gemm::new(64, 4096, 14336), Elem::F16, Elem::F16);
-    assert_eq!(
-        cluster_split(tile64, &long, 4, crate::test_support::h200_clusters),
-        None
-    );
+    assert_eq!(cluster_split(tile64, &long, 4, h200_clusters), None);
     // unless the clusters hold the model's slices: the same CTAs, no reduction
     assert_eq!(
-        cluster_split(tile64, &long, 2, crate::test_support::h200_clusters),
+        cluster_split(tile64, &long, 2, h200_clusters),
         Some((2, 7168))
     );
     // TF32 (4-byte elements): 1.5 MiB per CTA
     let tf32 = kernel("tf32_nn_64x128x32_w64x64_s8_tma");
     let p = any_math(&Gemm::new(64, 4096, 4096), Elem::F32, Elem::F32);
-    assert_eq!(
-        cluster_split(tf32, &p, 4, crate::test_support::h200_clusters),
-        None
-    );
+    assert_eq!(cluster_split(tf32, &p, 4, h200_clusters), None);
     // 16 tiles of 128×256: 8 slices would need 16 clusters of 8 (15 fit); 7 divide K = 14336
     let wide = kernel("f16_f16_nn_128x256x64_w64x256_s4_tma");
     let p = any_math(&Gemm::new(128, 4096, 7168), Elem::F16, Elem::F16);
-    assert_eq!(
-        cluster_split(wide, &p, 8, crate::test_support::h200_clusters),
-        Some((7, 1024))
-    );
+    assert_eq!(cluster_split(wide, &p, 8, h200_clusters), Some((7, 1024)));
     // sm_80 kernels do not take clusters
     let sm80 = kernel("f16_f16_nn_64x64x32_w16x32_s4");
-    assert_eq!(
-        cluster_split(sm80, &p, 4, crate::test_support::h200_clusters),
-        None
-    );
+    assert_eq!(cluster_split(sm80, &p, 4, h200_clusters), None);
 }
 
 #[test]
