@@ -458,7 +458,7 @@ fn decode_rows_of_32_wide_tiles<I: TestElem, O: TestElem>(rng: &mut Rng) -> bool
         (65, 2048, 2048, false, false),
         (72, 2048, 4080, false, true),
         (96, 2560, 1056, false, false),
-        (100, 1536, 2080, false, false),
+        (100, 1536, 2016, false, false),
         (128, 2048, 4096, false, true),
         (48, 2048, 2048, false, true),
         (40, 3072, 1056, false, false),
