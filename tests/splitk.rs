@@ -404,10 +404,11 @@ fn tma_64_row_tiles_split() {
     );
 }
 
-/// On Hopper, 16-bit calls of 17 to 64 rows, at least 4096 deep, on few weight columns split on
+/// On Hopper, 16-bit calls of 17 to 128 rows, at least 4096 deep, on few weight columns split on
 /// the swapped 128×32 tile (`admission::few_weight_columns_deep`: a tile of Cᵀ, 128 weight
-/// columns × 32 rows, stored transposed), `nn` and `nt`, row tails: f16 → f16, with `beta ≠ 0`,
-/// and bf16 → f32 within their tolerance, bitwise repeatable, and the same with split-K off.
+/// columns × 32 rows, stored transposed; two to four of them along the rows past 32), `nn` and
+/// `nt`, row tails: f16 → f16, with `beta ≠ 0`, and bf16 → f32 within their tolerance, bitwise
+/// repeatable, and the same with split-K off.
 #[test]
 fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
     let Some((ctx, off)) = hopper_contexts() else {
@@ -420,6 +421,9 @@ fn sixteen_bit_splits_on_the_swapped_128x32_tile() {
         (17, 1536, 4096, true),
         (40, 1536, 8192, false),
         (24, 1280, 4096, true),
+        (72, 512, 4096, false),
+        (88, 1024, 4096, true),
+        (112, 512, 4096, false),
     ] {
         let p = Problem::new(m, n, k).trans(false, tb);
         let plans = [

@@ -457,21 +457,39 @@ pub(crate) fn ping_pong_streams_one_wave(spec: &KernelSpec, p: &Problem, sm_coun
 
 /// Whether the swapped 128×32 tile `spec` (`*_swap_128x32x64_w64x32_s10_tma`: 128 weight columns
 /// × 32 rows of C a tile, both consumers on every tile, 20 KiB a k-tile) is a candidate for `p`: a
-/// single product of 17 to 64 rows at least 4096 deep whose tiles fill at most a fifth of a wave
-/// of `sm_count` SMs (few weight columns: up to 26 tiles at 132 SMs, e.g. 24 at 32 rows × 3072 or
-/// 64 × 1536), read by TMA on 32-byte sectors. There the time model ranks it (rate 40,
-/// `super::rates`) and splits it along K, where the other rules give the 64×128 tile split 4 to 8
-/// ways, 64 rows of work for the call's 17 to 64. H100 (docs/decode-log.md, sessions 80 and 81; main against this
-/// rule alternated twice in one process, f16 and bf16, `nn` and `nt`, 4096 and 8192 deep): 12 to 24
-/// tiles 1.04–1.27× (20 to 64 rows × 1536, 20 to 32 rows × 2048 and 3072); 32 tiles (40 to 64 rows
-/// × 2048, split 2 ways) 0.88–1.04×, and 96 (96×4096×4096) 0.83–0.96×: left out.
+/// single product of 17 to 128 rows at least 4096 deep ([`swapped_128x32_deepest`] past 64 rows)
+/// whose tiles fill at most a fifth of a wave of `sm_count` SMs (few weight columns: up to 26
+/// tiles at 132 SMs, e.g. 24 at 32 rows × 3072, 64 × 1536 or 96 × 1024), read by TMA on 32-byte
+/// sectors. There the time model ranks it (rate 40, `super::rates`) and splits it along K, where
+/// the other rules give the 64×128 tile split 4 to 8 ways (64 rows of work for 17 to 64 rows),
+/// the 16- and 32-row `mma.sync` tiles split 11 to 22 ways or the 128×64 tile split 4 to 8 ways
+/// (65 to 128 rows). H100 (docs/decode-log.md; main against this rule alternated in one process,
+/// f16 and bf16, `nn` and `nt`): sessions 80 and 81, 17 to 64 rows × 4096 and 8192 deep, 12 to 24
+/// tiles 1.04–1.27× (20 to 64 rows × 1536, 20 to 32 rows × 2048 and 3072), 32 tiles (40 to 64
+/// rows × 2048, split 2 ways) 0.88–1.04×, and 96 (96×4096×4096) 0.83–0.96×: left out; session
+/// 84, 65 to 128 rows, 12 to 24 tiles (512 columns, 1024 up to 96 rows): 4096 deep 1.01–1.17×,
+/// 8192 deep 0.98–1.19× up to 96 rows and 0.91–1.03× past them; 32 to 48 tiles (1024 columns past
+/// 96 rows, 1536) 0.76–1.00×.
 fn few_weight_columns_deep(spec: &KernelSpec, p: &Problem, sm_count: u32) -> bool {
     let g = p.gemm();
-    decode_rows(p)
-        && g.m >= 17
-        && g.k >= 4096
+    g.batch == 1
+        && (17..=128).contains(&g.m)
+        && (4096..=swapped_128x32_deepest(g.m)).contains(&g.k)
         && !tma_reads_off_sectors(p)
         && fills_wave(spec, p, sm_count, &(0..=20))
+}
+
+/// The deepest call of `m` rows the swapped 128×32 tile takes ([`few_weight_columns_deep`]):
+/// any depth up to 64 rows, 8192 up to 96 and 4096 past them. Deeper, the calls of 65 to 128
+/// rows lost on it (H100, session 84: 97 to 128 rows × 512 × 8192 `nn` 0.91–0.94×; a 72-row
+/// call 14336 deep on 512 columns, its padded `wgmma` tiles then ranked by the time model,
+/// took the 128×192 tile split 32 ways at 0.84×).
+fn swapped_128x32_deepest(m: usize) -> usize {
+    match m {
+        0..=64 => usize::MAX,
+        65..=96 => 8192,
+        _ => 4096,
+    }
 }
 
 /// Whether `p` is a single product of at most 64 rows of C (LLM decode): the calls the 32-wide
