@@ -326,9 +326,9 @@ fn rows_past_64_take_a_wgmma_tile() {
     // under 4096 columns (`PAST_64_MIN_COLUMNS_16_BIT`) 16-bit calls keep the 16- and 32-row
     // `mma.sync` tiles (they ran 0.89–0.98× as fast on the `wgmma` tiles) where half a wave of the
     // swapped 32-wide tile does not take them (`admission::rows_over_32_on_swapped_tiles`: 65–80
-    // rows × 1536–2560 columns) nor the swapped 128×32 tile a few deep weight columns
-    // (`admission::few_weight_columns_deep`: 72 and 80 rows × 512 columns × 4096, 12 tiles; 65 rows
-    // pad its 32-row tiles 1.5-fold), TF32 ones move
+    // rows × 1536–2560 columns) nor the swapped 128×32 tile those of few deep weight columns
+    // (`admission::few_weight_columns_deep`: 72 and 80 rows × 512 columns × 4096, 12 tiles; 65
+    // rows pad its 32-row tiles 1.5-fold), TF32 ones move
     for (m, tile_m) in [(65, 16), (72, 32), (80, 32)] {
         for (n, k) in [(512, 4096), (1024, 2048), (2048, 8192)] {
             for tb in [false, true] {
@@ -356,8 +356,8 @@ fn rows_past_64_take_a_wgmma_tile() {
 #[test]
 fn deep_calls_on_few_weight_columns_take_the_swapped_128x32_tile() {
     // 16-bit single products of 17 to 128 rows, at least 4096 deep (at most 8192 for 65 to 96
-    // rows, 4096 past them), whose 128×32 tiles fill at most a fifth of a wave: the swapped 128×32 tile, split along K
-    // (`admission::few_weight_columns_deep`)
+    // rows, 4096 past them), whose 128×32 tiles fill at most a fifth of a wave: the swapped
+    // 128×32 tile, split along K (`admission::few_weight_columns_deep`)
     let pick = |g: Gemm, input: Elem, output: Elem| {
         let p = problem(&g, input, output, false);
         let cut = context_cut(&p);
