@@ -23,8 +23,8 @@
 /// admits them on decode rows only (`admission::decode_rows`). The swapped 128×32 rows are set
 /// by hand to 40: with that rate, admitted on every call, the model took them where they ran
 /// 1.04–1.27× its earlier pick on 12 to 24 tiles and 0.83–1.04× on more (H100, sessions 80 and 81,
-/// docs/decode-log.md); dispatch admits them on deep decode calls of few weight columns only
-/// (`admission::few_weight_columns_deep`).
+/// docs/decode-log.md); dispatch admits them on deep calls of 17 to 128 rows and few weight
+/// columns only (`admission::few_weight_columns_deep`).
 ///
 /// `(kernel name, steady rate)`, sorted by name.
 pub(crate) const RATES: &[(&str, u8)] = &[
