@@ -11,7 +11,8 @@
 //!   [`PARTIAL_COST_KTILES`], twice that for long items, and for items of more than
 //!   [`crate::streamk::LONG_ITEM_KTILES`] k-tiles all shared in a call of fewer than `S`);
 //! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus [`PARTIAL_COST_KTILES`], and within clusters
-//!   `s − 1` partial tiles of [`CLUSTER_PARTIAL_KTILES`].
+//!   `s − 1` partial tiles of [`CLUSTER_PARTIAL_KTILES`], else (the reduction kernel sums the
+//!   slices) a quarter k-tile per slice past [`REDUCED_SLICES_FREE`] ([`reduced_slices_ktiles`]).
 //!
 //! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units.
 //! Its busiest SM runs `B = ⌈W·s/S⌉` blocks (`s` k-slices, 1 unsplit) in rounds of `b`, each of
@@ -88,7 +89,7 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
         let gather = if cut.cluster {
             (s - 1) * CLUSTER_PARTIAL_KTILES
         } else {
-            0
+            reduced_slices_ktiles(s)
         };
         return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES + gather);
     }
@@ -131,6 +132,23 @@ pub(crate) fn time(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Opt
 /// layout, f16, bf16, TF32; 42 slower than 0.95×, worst 0.77×: 256 × 1536 × 8192 to the 64×128
 /// tile under stream-K).
 pub(crate) const CLUSTER_PARTIAL_KTILES: u64 = 4;
+
+/// Slices the reduction kernel sums at no cost beyond [`PARTIAL_COST_KTILES`] (one round of its
+/// loads in flight per group of C, `epilogue::splitk::sum_slices`).
+pub(crate) const REDUCED_SLICES_FREE: u64 = 8;
+
+/// k-tiles (of the kernel's own tile) a split of `slices` k-slices that the reduction kernel sums
+/// costs beyond [`PARTIAL_COST_KTILES`]: a quarter per slice past [`REDUCED_SLICES_FREE`] (each
+/// further 8 slices add a round trip of the reduction kernel's loads and a partial tile of C's
+/// size to write and read). Fitted to the H100 measurements of docs/decode-log.md (session 85):
+/// priced without it, the 128×256 and 128×128 tiles split 13–32 ways won over narrower tiles
+/// split 4–16 ways; with it, the 25 TF32 calls whose pick changed (96–512 rows × 512–2048 ×
+/// 4096–14336, every layout) ran 1.081× as fast (23 faster, 1.02–1.25×; 192 and 256 × 512 × 8192
+/// `tn` 0.90× and 0.97×). The 16-bit calls it moves on an H200 (96–512 rows × 512–1024 × 14336)
+/// did not move on the H100 and are unmeasured.
+pub(crate) fn reduced_slices_ktiles(slices: u64) -> u64 {
+    slices.saturating_sub(REDUCED_SLICES_FREE) / 4
+}
 
 /// The multiply-adds of the [`busiest_ktiles`]: that many k-tiles of `BM·BN·BK`.
 pub(crate) fn busiest_work(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Option<u128> {
@@ -350,6 +368,25 @@ mod tests {
         let p = f16(1024, 1024, 4096);
         let four = KSplit::sliced(4);
         assert_eq!(busiest_ktiles(wide, &p, 132, four), Some(16 + 20));
+        // 32 slices summed by the reduction kernel: a quarter k-tile each past 8; in clusters
+        // (`Split::cluster`), 4 per partial the first CTA adds instead
+        let q = f16(128, 1024, 8192);
+        let sliced = |slices, cluster| KSplit {
+            cluster,
+            ..KSplit::sliced(slices)
+        };
+        assert_eq!(
+            busiest_ktiles(wide, &q, 132, sliced(32, false)),
+            Some(4 + 20 + 6)
+        );
+        assert_eq!(
+            busiest_ktiles(wide, &q, 132, sliced(8, false)),
+            Some(16 + 20)
+        );
+        assert_eq!(
+            busiest_ktiles(wide, &q, 132, sliced(8, true)),
+            Some(16 + 20 + 28)
+        );
         // not persistent: no model
         let sm80 = find_kernel("f16_f16_nt_128x256x32_w64x64_s4").unwrap();
         assert_eq!(busiest_ktiles(sm80, &p, 132, KSplit::NONE), None);
