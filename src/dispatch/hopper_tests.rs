@@ -269,6 +269,29 @@ fn short_splits_of_persistent_kernels_give_way_to_an_unsplit_one() {
 }
 
 #[test]
+fn splits_past_8_slices_summed_by_the_reduction_kernel_give_way() {
+    // TF32 calls of few tiles (`cost::reduced_slices_ktiles`): (block m, block n, slices)
+    let pick = |m, n, k, ta: bool, tb: bool| {
+        let g = Gemm::new(m, n, k)
+            .trans_a(ta)
+            .trans_b(tb)
+            .precision(Precision::Tf32);
+        let p = problem(&g, Elem::F32, Elem::F32, true);
+        let cut = context_cut(&p);
+        let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
+        (s.block.m, s.block.n, cut(s).slices)
+    };
+    // 4 tiles of 128×256 split 32 ways (8 k-tiles a slice) give way to 16 of 128×64 split 8 ways
+    // (H100, session 85: 1.22× at 256×512×8192 `nn`, 1.19× at 128×1024×8192 `tt`)
+    assert_eq!(pick(256, 512, 8192, false, false), (128, 64, 8));
+    assert_eq!(pick(128, 1024, 8192, true, true), (64, 128, 8));
+    // 4 of 128×128 split 32 ways to 8 of 128×64 split 16 ways (1.11× at 128×512×14336 `nt`)
+    assert_eq!(pick(128, 512, 14336, false, true), (128, 64, 16));
+    // 8 slices cost nothing more: 16 tiles of 128×256 split 8 ways stay
+    assert_eq!(pick(128, 4096, 14336, false, true), (128, 256, 8));
+}
+
+#[test]
 fn tf32x3_tiles_under_one_wave_give_way() {
     // the inner problem of a 3xTF32 call on Hopper (`tf32x3::Chunk::problem`): `nt` on the TF32
     // parts, K three times as long, the 3xTF32 kernels' math only
