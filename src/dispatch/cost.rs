@@ -143,7 +143,7 @@ pub(crate) const REDUCED_SLICES_FREE: u64 = 8;
 /// size to write and read). Fitted to the H100 measurements of docs/decode-log.md (session 85):
 /// priced without it, the 128×256 and 128×128 tiles split 13–32 ways won over narrower tiles
 /// split 4–16 ways; with it, the 25 TF32 calls whose pick changed (96–512 rows × 512–2048 ×
-/// 4096–14336, every layout) ran 1.081× as fast (23 faster, 1.02–1.25×; 192 and 256 × 512 × 8192
+/// 4096–14336, every layout) ran 1.081× as fast (23 faster, 1.02–1.22×; 192 and 256 × 512 × 8192
 /// `tn` 0.90× and 0.97×). The 16-bit calls it moves on an H200 (96–512 rows × 512–1024 × 14336)
 /// did not move on the H100 and are unmeasured.
 pub(crate) fn reduced_slices_ktiles(slices: u64) -> u64 {
