@@ -139,8 +139,8 @@ pub(crate) const REDUCED_SLICES_FREE: u64 = 8;
 
 /// k-tiles (of the kernel's own tile) a split of `slices` k-slices that the reduction kernel sums
 /// costs beyond [`PARTIAL_COST_KTILES`]: a quarter per slice past [`REDUCED_SLICES_FREE`] (each
-/// further 8 slices add a round trip of the reduction kernel's loads and a partial tile of C's
-/// size to write and read). Fitted to the H100 measurements of docs/decode-log.md (session 85):
+/// slice adds a partial of C's size to write and read, each further 8 a round trip of the
+/// reduction kernel's loads). Fitted to the H100 measurements of docs/decode-log.md (session 85):
 /// priced without it, the 128×256 and 128×128 tiles split 13–32 ways won over narrower tiles
 /// split 4–16 ways; with it, the 25 TF32 calls whose pick changed (96–512 rows × 512–2048 ×
 /// 4096–14336, every layout) ran 1.081× as fast (23 faster, 1.02–1.22×; 192 and 256 × 512 × 8192

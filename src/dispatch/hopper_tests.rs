@@ -281,8 +281,8 @@ fn splits_past_8_slices_summed_by_the_reduction_kernel_give_way() {
         let s = select(KERNELS, &p, Some(132), |_| true, &cut).unwrap();
         (s.block.m, s.block.n, cut(s).slices)
     };
-    // 4 tiles of 128×256 split 32 ways (8 k-tiles a slice) give way to 16 of 128×64 split 8 ways
-    // (H100, session 85: 1.22× at 256×512×8192 `nn`, 1.19× at 128×1024×8192 `tt`)
+    // 4 tiles of 128×256 split 32 ways (8 k-tiles a slice) give way to 16 of 128×64 or 64×128
+    // split 8 ways (H100, session 85: 1.22× at 256×512×8192 `nn`, 1.19× at 128×1024×8192 `tt`)
     assert_eq!(pick(256, 512, 8192, false, false), (128, 64, 8));
     assert_eq!(pick(128, 1024, 8192, true, true), (64, 128, 8));
     // 4 of 128×128 split 32 ways to 8 of 128×64 split 16 ways (1.11× at 128×512×14336 `nt`)
