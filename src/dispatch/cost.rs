@@ -12,7 +12,7 @@
 //!   [`crate::streamk::LONG_ITEM_KTILES`] k-tiles all shared in a call of fewer than `S`);
 //! - split into `s` k-slices, `⌈W·s/S⌉·⌈T/s⌉` plus [`PARTIAL_COST_KTILES`], and within clusters
 //!   `s − 1` partial tiles of [`CLUSTER_PARTIAL_KTILES`], else (the reduction kernel sums the
-//!   slices) a quarter k-tile per slice past [`REDUCED_SLICES_FREE`] ([`reduced_slices_ktiles`]).
+//!   slices) a quarter k-tile per slice past the first round of its loads ([`reduced_slices_ktiles`]).
 //!
 //! A CUDA-core tile runs `b` blocks per SM (`min_blocks_per_sm`), which share the SM's FMA units.
 //! Its busiest SM runs `B = ⌈W·s/S⌉` blocks (`s` k-slices, 1 unsplit) in rounds of `b`, each of
@@ -41,6 +41,7 @@
 use crate::problem::Problem;
 use crate::streamk::{self, PARTIAL_COST_KTILES};
 use tcgemm_kernels::config::{Family, KernelSpec};
+use tcgemm_kernels::utility::REDUCE_LOADS_IN_FLIGHT;
 
 use super::KSplit;
 
@@ -86,12 +87,12 @@ pub(crate) fn busiest_ktiles(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSpl
     if cut.slices > 1 {
         let s = u64::from(cut.slices);
         let waves = work.saturating_mul(s).div_ceil(sms);
-        let gather = if cut.cluster {
+        let summing = if cut.cluster {
             (s - 1) * CLUSTER_PARTIAL_KTILES
         } else {
             reduced_slices_ktiles(s)
         };
-        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES + gather);
+        return Some(waves.saturating_mul(ktiles.div_ceil(s)) + PARTIAL_COST_KTILES + summing);
     }
     Some(work.div_ceil(sms).saturating_mul(ktiles))
 }
@@ -133,21 +134,17 @@ pub(crate) fn time(spec: &KernelSpec, p: &Problem, sms: u32, cut: KSplit) -> Opt
 /// tile under stream-K).
 pub(crate) const CLUSTER_PARTIAL_KTILES: u64 = 4;
 
-/// Slices the reduction kernel sums at no cost beyond [`PARTIAL_COST_KTILES`] (one round of its
-/// loads in flight per group of C, `epilogue::splitk::sum_slices`).
-pub(crate) const REDUCED_SLICES_FREE: u64 = 8;
-
 /// k-tiles (of the kernel's own tile) a split of `slices` k-slices that the reduction kernel sums
-/// costs beyond [`PARTIAL_COST_KTILES`]: a quarter per slice past [`REDUCED_SLICES_FREE`] (each
-/// slice adds a partial of C's size to write and read, each further 8 a round trip of the
-/// reduction kernel's loads). Fitted to the H100 measurements of docs/decode-log.md (session 85):
+/// costs beyond [`PARTIAL_COST_KTILES`]: a quarter per slice past the first
+/// [`REDUCE_LOADS_IN_FLIGHT`] (8), which one round of its loads covers (each slice adds a
+/// partial of C's size to write and read, each further round a round trip of the loads). Fitted to the H100 measurements of docs/decode-log.md (session 85):
 /// priced without it, the 128×256 and 128×128 tiles split 13–32 ways won over narrower tiles
 /// split 4–16 ways; with it, the 25 TF32 calls whose pick changed (96–512 rows × 512–2048 ×
 /// 4096–14336, every layout) ran 1.081× as fast (23 faster, 1.02–1.22×; 192 and 256 × 512 × 8192
 /// `tn` 0.90× and 0.97×). The 16-bit calls it moves on an H200 (96–512 rows × 512–1024 × 14336)
 /// did not move on the H100 and are unmeasured.
 pub(crate) fn reduced_slices_ktiles(slices: u64) -> u64 {
-    slices.saturating_sub(REDUCED_SLICES_FREE) / 4
+    slices.saturating_sub(u64::from(REDUCE_LOADS_IN_FLIGHT)) / 4
 }
 
 /// The multiply-adds of the [`busiest_ktiles`]: that many k-tiles of `BM·BN·BK`.

@@ -33,8 +33,7 @@ use crate::threadblock::{raster::tile_of_block, BlockTile};
 
 pub use crate::utility::REDUCE_THREADS;
 
-/// Slices whose loads one thread has in flight at once.
-const LOADS_IN_FLIGHT: u32 = 8;
+use crate::utility::REDUCE_LOADS_IN_FLIGHT as LOADS_IN_FLIGHT;
 
 /// The parameters batch item `z` of a launch runs with: a split launch's last slice is
 /// `split.last_k` deep, every other item as launched.

@@ -11,3 +11,8 @@ pub mod split_tf32;
 
 /// Threads per block of the split-K reduction kernel (`Family::SplitkReduce`).
 pub const REDUCE_THREADS: u32 = 256;
+
+/// Slices whose loads one thread of a split-K sum (the fused tail or the reduction kernel,
+/// `epilogue::splitk`) has in flight at once; the host's time model prices the slices past one
+/// such round (`dispatch::cost::reduced_slices_ktiles`).
+pub const REDUCE_LOADS_IN_FLIGHT: u32 = 8;
