@@ -557,7 +557,12 @@ impl Context {
                 let reduce_fn = self.function(reduce, "split-K reduction kernel")?;
                 let blocks = splitk::reduce_blocks(reduce, p.m, p.n, sms);
                 let rplan = Plan::with_grid(reduce, (blocks, 1, 1), 0);
-                launch::launch(cuda, cu, reduce_fn, &rplan, &params)?;
+                if self.programmatic_launch() {
+                    // the sm_90 build, which waits for the slices (`Context::programmatic_launch`)
+                    launch::launch_dependent(cuda, cu, reduce_fn, &rplan, &params)?;
+                } else {
+                    launch::launch(cuda, cu, reduce_fn, &rplan, &params)?;
+                }
             }
             Ok(())
         }

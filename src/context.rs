@@ -23,7 +23,7 @@ use cudarc::driver::{
 };
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
+use tcgemm_kernels::config::{KernelSpec, Role, Target, KERNELS};
 
 /// Options for [`Context::with_options`] and [`Context::from_stream`].
 ///
@@ -59,6 +59,12 @@ pub struct ContextOptions {
     /// write, rather than straight from their registers. The results are the same bit for bit.
     /// Default `true`; `false` measures the register stores.
     pub tma_store: bool,
+    /// Whether the reduction kernel that sums a split call's slices ([`Split`](crate::Split)) is
+    /// launched as a programmatic dependent of the slices' launch where the device allows it
+    /// (compute capability 9.0 and later): its CTAs are scheduled while the slices finish and
+    /// wait for them on the SMs, rather than after they complete. The results are the same bit
+    /// for bit. Default `true`; `false` measures the plain launch.
+    pub programmatic_launch: bool,
     /// The most bytes [`Context::gemm`] may hold in packed copies of operands that are not 16-byte
     /// aligned, so the aligned kernels can run the call ([`Plan::staged`](crate::Plan::staged));
     /// a call that would need more runs on the kernels that take any alignment. The buffer grows
@@ -76,6 +82,7 @@ impl Default for ContextOptions {
             split_k: true,
             stream_k: true,
             tma_store: true,
+            programmatic_launch: true,
             staging_limit: 2 << 30,
         }
     }
@@ -115,6 +122,8 @@ pub struct Context {
     stream_k: bool,
     /// [`ContextOptions::tma_store`].
     tma_store: bool,
+    /// [`ContextOptions::programmatic_launch`], where the device and driver allow it.
+    programmatic_launch: bool,
     /// The split-K and stream-K workspace (flags, counters, partial tiles).
     pub(crate) workspace: Scratch,
     /// Packed copies of operands that are not 16-byte aligned ([`ContextOptions::staging_limit`]).
@@ -140,6 +149,7 @@ impl core::fmt::Debug for Context {
             .field("split_k", &self.split_k)
             .field("stream_k", &self.stream_k)
             .field("tma_store", &self.tma_store)
+            .field("programmatic_launch", &self.programmatic_launch)
             .field(
                 "kernels",
                 &self.kernels().iter().map(|k| k.name).collect::<Vec<_>>(),
@@ -228,6 +238,13 @@ impl Context {
         caps.modules = loaded.modules().to_vec();
         caps.targets = caps.modules.iter().map(|m| m.target).collect();
         caps.hopper = caps.targets.contains(&Target::Sm90a);
+        // the reduction waits for the slices only in its sm_90 build (`griddepcontrol.wait`)
+        let reduce_waits = KERNELS
+            .iter()
+            .filter(|k| k.role() == Role::SplitkReduce)
+            .all(|k| loaded.module_of(k.name).is_some_and(|t| t != Target::Sm80));
+        let programmatic_launch =
+            opts.programmatic_launch && reduce_waits && crate::driver::launches_clusters();
         let mut ctx = Context {
             cuda,
             stream,
@@ -236,6 +253,7 @@ impl Context {
             split_k: opts.split_k,
             stream_k: opts.stream_k,
             tma_store: opts.tma_store,
+            programmatic_launch,
             workspace: Scratch::new("split-K workspace"),
             staging: Scratch::new("staging buffer"),
             staging_limit: opts.staging_limit,
@@ -331,6 +349,19 @@ impl Context {
     /// ```
     pub fn tma_store(&self) -> bool {
         self.tma_store
+    }
+
+    /// Whether a split call's reduction kernel is launched as a programmatic dependent of the
+    /// slices' launch ([`ContextOptions::programmatic_launch`], on a device that allows it).
+    ///
+    /// ```no_run
+    /// let ctx = tcgemm::Context::new(0)?;
+    /// let hopper = ctx.capabilities().compute_capability >= (9, 0);
+    /// assert_eq!(ctx.programmatic_launch(), hopper);
+    /// # Ok::<(), tcgemm::Error>(())
+    /// ```
+    pub fn programmatic_launch(&self) -> bool {
+        self.programmatic_launch
     }
 
     /// The most bytes of staged operands calls may hold ([`ContextOptions::staging_limit`]).

@@ -154,7 +154,7 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     // rest (see `# Safety`).
     unsafe {
         if cluster > 1 {
-            launch_clusters(func, plan, cluster, stream, &mut args)?;
+            launch_with(func, plan, cluster_attribute(cluster), stream, &mut args)?;
         } else {
             result::launch_kernel(
                 func.cu_function(),
@@ -215,6 +215,21 @@ fn cluster_attribute(size: u32) -> cudarc::driver::sys::CUlaunchAttribute {
     }
 }
 
+/// The launch attribute of a programmatic dependent launch: the grid may be scheduled before the
+/// grid ahead of it on the stream completes, once each CTA of that grid has started it
+/// (`griddepcontrol.launch_dependents`) or exited, and waits for that grid itself
+/// (`griddepcontrol.wait`, `tcgemm_kernels::arch::grid_dependency`).
+fn programmatic_attribute() -> cudarc::driver::sys::CUlaunchAttribute {
+    use cudarc::driver::sys;
+    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+    value.programmaticStreamSerializationAllowed = 1;
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        pad: [0; 4],
+        value,
+    }
+}
+
 /// The `cuLaunchKernelEx` configuration of `grid` × `block` with `smem` bytes of dynamic shared
 /// memory on `stream`, with the one attribute `attr` (which must outlive its use).
 fn cluster_config(
@@ -238,22 +253,21 @@ fn cluster_config(
     }
 }
 
-/// `cuLaunchKernelEx` of `plan` in thread-block clusters of `size` CTAs along x: the slices of a
-/// split within clusters ([`Split::cluster`](crate::Split::cluster)), or a family's clusters
-/// ([`Family::cluster`](tcgemm_kernels::config::Family::cluster)).
+/// `cuLaunchKernelEx` of `plan` with the one launch attribute `attr`: thread-block clusters
+/// ([`cluster_attribute`]) or a programmatic dependent launch ([`programmatic_attribute`]).
 ///
 /// # Safety
 /// As [`launch`], with `args` its argument array; the driver has `cuLaunchKernelEx`
-/// (`driver::launches_clusters`) and `plan.grid.0` is a multiple of `size`.
-unsafe fn launch_clusters(
+/// (`driver::launches_clusters`); for clusters of `s` CTAs, `plan.grid.0` is a multiple of `s`;
+/// a programmatic dependent's kernel waits for the grid ahead of it before it touches memory.
+unsafe fn launch_with(
     func: &CudaFunction,
     plan: &Plan,
-    size: u32,
+    mut attr: cudarc::driver::sys::CUlaunchAttribute,
     stream: CUstream,
     args: &mut [*mut core::ffi::c_void],
 ) -> Result<()> {
     use cudarc::driver::sys;
-    let mut attr = cluster_attribute(size);
     let config = cluster_config(plan.grid, plan.block, plan.smem_bytes, stream, &mut attr);
     // SAFETY: `config` and `attr` outlive the call, which copies them; the rest is the caller's
     // contract (as `result::launch_kernel` in `launch`).
@@ -267,6 +281,34 @@ unsafe fn launch_clusters(
     }
     .result()?;
     Ok(())
+}
+
+/// Enqueues `func` as [`launch`] does, as a programmatic dependent launch of the grid ahead of it
+/// on `stream`: its CTAs may be scheduled while that grid's last CTAs run (all of them once
+/// started, where that grid calls `griddepcontrol.launch_dependents`), and wait for it on the SMs.
+///
+/// # Errors
+/// As [`launch`].
+///
+/// # Safety
+/// As [`launch`]; and `func` waits for the grid ahead of it (`griddepcontrol.wait`) before it
+/// touches any memory (the sm_90 build of a kernel that does, [`LoadedKernels::module_of`]), and
+/// the driver has `cuLaunchKernelEx` (`driver::launches_clusters`).
+///
+/// [`LoadedKernels::module_of`]: crate::modules::LoadedKernels::module_of
+pub(crate) unsafe fn launch_dependent<P: ParamsBlock>(
+    cuda: &CudaContext,
+    stream: CUstream,
+    func: &CudaFunction,
+    plan: &Plan,
+    p: &P,
+) -> Result<()> {
+    check_block::<P>(plan)?;
+    cuda.bind_to_thread()?;
+    let mut args = [p as *const P as *mut core::ffi::c_void];
+    // SAFETY: as in `launch` (one by-value parameter of the kind checked above, `p` outliving
+    // the call); the wait and the driver entry point are the caller's contract.
+    unsafe { launch_with(func, plan, programmatic_attribute(), stream, &mut args) }
 }
 
 /// Enqueues GEMM kernel `func` for `problem` (resolved on buffers) as `plan` says: [`params`],

@@ -31,8 +31,8 @@ pub(crate) fn wanted_targets(cc: (u32, u32), force_sm80: bool) -> Vec<Target> {
 
 /// The kernels of the table loaded on one context, and why the others are not.
 pub(crate) struct LoadedKernels {
-    /// Runnable kernels by name.
-    functions: HashMap<&'static str, CudaFunction>,
+    /// Runnable kernels by name, and the module each was taken from.
+    functions: HashMap<&'static str, (CudaFunction, Target)>,
     /// Why each listed kernel that is not runnable is not.
     unavailable: HashMap<&'static str, String>,
     /// The modules loaded: which image and how long it took.
@@ -69,7 +69,7 @@ impl LoadedKernels {
                     for k in KERNELS.iter().filter(|k| k.built_in(t)) {
                         match load_function(cuda, &module, t, k, caps)? {
                             Ok(f) => {
-                                loaded.functions.insert(k.name, f);
+                                loaded.functions.insert(k.name, (f, t));
                                 loaded.unavailable.remove(k.name);
                             }
                             Err(why) => {
@@ -97,7 +97,12 @@ impl LoadedKernels {
 
     /// The loaded function of kernel `name`.
     pub fn function(&self, name: &str) -> Option<&CudaFunction> {
-        self.functions.get(name)
+        self.functions.get(name).map(|(f, _)| f)
+    }
+
+    /// The module kernel `name` was loaded from (the later of two that carry it).
+    pub fn module_of(&self, name: &str) -> Option<Target> {
+        self.functions.get(name).map(|&(_, t)| t)
     }
 
     /// Whether kernel `name` is loaded.

@@ -526,3 +526,81 @@ fn random_decode_shapes() {
     }
     assert!(split >= 12, "only {split} of 24 random decode shapes split");
 }
+
+/// On compute capability 9.0 and later the reduction kernel after a split launch is a programmatic
+/// dependent launch (its sm_90 build waits for the slices on the SMs): the context says so, and on
+/// every split it sums, after the TMA kernels' slices (which let it be scheduled from their start)
+/// and after the sm_80 kernels' (which do not), f16 → f16 and bf16 → f32 with `beta ≠ 0` give the
+/// plain launch's bits (`ContextOptions::programmatic_launch = false`), within their tolerance.
+#[test]
+fn reductions_launched_as_programmatic_dependents() {
+    let Some(ctx) = gpu() else { return };
+    if ctx.capabilities().compute_capability < (9, 0) {
+        assert!(!ctx.programmatic_launch());
+        return;
+    }
+    assert!(ctx.programmatic_launch(), "{ctx:?}");
+    let plain = |force_sm80| {
+        gpu_with_options(ContextOptions {
+            programmatic_launch: false,
+            force_sm80,
+            ..Default::default()
+        })
+    };
+    let (Some(plain), Some(plain80), Some(ctx80)) = (plain(false), plain(true), gpu_sm80()) else {
+        return;
+    };
+    assert!(!plain.programmatic_launch() && ctx80.programmatic_launch());
+    let mut rng = Rng::for_test("splitk programmatic reduction");
+    let tma_shapes = [
+        (96, 4096, 14336, false, false),
+        (96, 4096, 14336, false, true),
+        (128, 4096, 14336, true, true),
+        (96, 1536, 8192, false, false),
+    ];
+    for (ctx, plain, shapes) in [
+        (ctx, &plain, &tma_shapes[..]),
+        (ctx80, &plain80, &SHAPES[..]),
+    ] {
+        let mut reduced = 0;
+        for &(m, n, k, ta, tb) in shapes {
+            let p = Problem::new(m, n, k).trans(ta, tb);
+            if ctx
+                .plan::<f16, f16>(&p.gemm())
+                .unwrap()
+                .split
+                .reduce
+                .is_none()
+            {
+                continue;
+            }
+            reduced += 1;
+            same_bits::<f16, f16>(ctx, plain, &mut rng, p.clone(), tol_16::<f16>(k));
+            same_bits::<bf16, f32>(ctx, plain, &mut rng, p.scale(0.75, -1.5), tol_16::<f32>(k));
+        }
+        let name = &ctx.capabilities().name;
+        assert!(
+            reduced > 0,
+            "no shape summed by the reduction kernel on {name} ({ctx:?})"
+        );
+    }
+}
+
+/// `p` on `ctx` and on `plain` (the same context but for the reduction's launch): the same bits,
+/// within `tol` of the reference.
+fn same_bits<I: TestElem, O: TestElem>(
+    ctx: &Context,
+    plain: &Context,
+    rng: &mut Rng,
+    p: Problem,
+    tol: f64,
+) {
+    let case = Case::<I, O>::with_reference_limit("programmatic reduction", p, rng, REFERENCE_MACS);
+    let out = case.run(ctx);
+    case.verify_on("programmatic launch", &out, tol);
+    assert!(
+        case.run(plain) == out,
+        "plain launch differs bitwise: {}",
+        case.describe()
+    );
+}

@@ -369,9 +369,10 @@ impl KernelSpec {
         self.family.target()
     }
 
-    /// Whether module `t` carries it: its home module, and for the `sm_80` module's TF32
-    /// `mma.sync` kernels (not the seed, which keeps `cvt.rna.tf32.f32` everywhere) the `sm_90`
-    /// module too.
+    /// Whether module `t` carries it: its home module, and the `sm_90` module too for the `sm_80`
+    /// module's TF32 `mma.sync` kernels (not the seed, which keeps `cvt.rna.tf32.f32` everywhere)
+    /// and for the split-K reduction kernel (which waits there for the split launch it follows as
+    /// a programmatic dependent launch).
     ///
     /// ```
     /// use tcgemm_kernels::config::{find_kernel, Target};
@@ -379,10 +380,15 @@ impl KernelSpec {
     /// assert!(k.built_in(Target::Sm80) && k.built_in(Target::Sm90) && !k.built_in(Target::Sm90a));
     /// let seed = find_kernel("tf32_nn_128x128x16_w32x64_s2_seed").unwrap();
     /// assert!(!seed.built_in(Target::Sm90));
+    /// let reduce = find_kernel("splitk_reduce").unwrap();
+    /// assert!(reduce.built_in(Target::Sm80) && reduce.built_in(Target::Sm90));
     /// ```
     pub fn built_in(&self, t: Target) -> bool {
         match t {
-            Target::Sm90 => self.family == Family::MmaSyncMultistage && self.math == Math::MmaTf32,
+            Target::Sm90 => {
+                (self.family == Family::MmaSyncMultistage && self.math == Math::MmaTf32)
+                    || self.family == Family::SplitkReduce
+            }
             _ => self.target() == t,
         }
     }

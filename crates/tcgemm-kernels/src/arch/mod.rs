@@ -10,6 +10,8 @@ pub mod cluster;
 pub mod convert;
 pub mod cp_async;
 pub mod global;
+#[cfg(target_feature = "sm_90")]
+pub mod grid_dependency;
 pub mod index;
 pub mod ldmatrix;
 #[cfg(target_feature = "sm_90a")]

@@ -127,12 +127,17 @@ unsafe fn sum_tile_of<const THREADS: u32>(
 /// counters: the same sums as the fused tail over all of C's `m×n`, as a grid-stride loop over
 /// groups of 4 (every SM takes part, where the fused tail has one CTA per tile: measured faster
 /// for tiles whose slices hold more than [`FUSED_TAIL_BYTES`](crate::params::FUSED_TAIL_BYTES)).
-/// Takes the split launch's own parameters.
+/// Takes the split launch's own parameters. Built for sm_90 too, where the host launches it as a
+/// programmatic dependent of the split launch (its CTAs scheduled while the slices finish): it
+/// first waits for that launch's slices (`griddepcontrol.wait`, which returns at once in a plain
+/// launch).
 ///
 /// # Safety
-/// As [`reduce_tile`], after the split launch completed.
+/// As [`reduce_tile`], launched after the split launch on the same stream.
 #[inline(always)]
 pub unsafe fn reduce(p: &GemmParams, tid: u32, bid: u32, grid: u32) {
+    #[cfg(target_feature = "sm_90")]
+    crate::arch::grid_dependency::wait_prerequisite_grids();
     match p.split.flags & (flags::OUT_F16 | flags::OUT_BF16) {
         flags::OUT_F16 => reduce_all::<F16>(p, tid, bid, grid),
         flags::OUT_BF16 => reduce_all::<Bf16>(p, tid, bid, grid),

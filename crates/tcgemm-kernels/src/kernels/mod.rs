@@ -227,6 +227,10 @@ macro_rules! gemm_entry {
     ) => {{
         use $crate::arch::index::{block_idx_x, grid_dim_x, thread_idx_x};
         const S: $crate::config::KernelSpec = $spec;
+        // a persistent grid: every CTA runs from the start, so the reduction launched after a
+        // split of this kernel may be scheduled now, to wait for it on the SMs
+        // (`arch::grid_dependency`)
+        $crate::arch::grid_dependency::launch_dependents();
         $crate::threadblock::tma_warp_specialized::gemm::<
             $crate::catalog::rules::precision!(wgmma $prec),
             $crate::catalog::rules::precision!(out $prec),

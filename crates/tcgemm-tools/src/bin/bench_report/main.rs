@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p tcgemm-tools --bin bench_report -- [--out DIR] [--quick] [--kernels NAME,NAME,...]
 //!     [--shapes LIST] [--paths fp32,tf32,f16,bf16] [--reps N] [--samples N] [--device N]
-//!     [--no-stream-k] [--no-tma-store] [--no-staging] [--force-sm80]
+//!     [--no-stream-k] [--no-tma-store] [--no-programmatic-launch] [--no-staging] [--force-sm80]
 //! cargo run --release -p tcgemm-tools --bin bench_report -- --shapes unaligned --paths f16,bf16
 //! bundle/run.sh tool bench_report --out $OUT          # in the GPU bundle
 //! ```
@@ -98,6 +98,10 @@ struct Args {
     /// (`ContextOptions::tma_store = false`), to compare.
     #[arg(long)]
     no_tma_store: bool,
+    /// Launch the reduction after a split launch plainly, not as its programmatic dependent
+    /// (`ContextOptions::programmatic_launch = false`), to compare.
+    #[arg(long)]
+    no_programmatic_launch: bool,
     /// Run tcgemm without staging unaligned operands (`ContextOptions::staging_limit = 0`), to
     /// compare.
     #[arg(long)]
@@ -353,10 +357,15 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let changed = args.no_stream_k || args.no_tma_store || args.no_staging || args.force_sm80;
+    let changed = args.no_stream_k
+        || args.no_tma_store
+        || args.no_programmatic_launch
+        || args.no_staging
+        || args.force_sm80;
     let opts = changed.then(|| ContextOptions {
         stream_k: !args.no_stream_k,
         tma_store: !args.no_tma_store,
+        programmatic_launch: !args.no_programmatic_launch,
         force_sm80: args.force_sm80,
         staging_limit: if args.no_staging {
             0
