@@ -244,7 +244,7 @@ impl Context {
             .filter(|k| k.role() == Role::SplitkReduce)
             .all(|k| loaded.module_of(k.name).is_some_and(|t| t != Target::Sm80));
         let programmatic_launch =
-            opts.programmatic_launch && reduce_waits && crate::driver::launches_clusters();
+            opts.programmatic_launch && reduce_waits && crate::driver::has_launch_ex();
         let mut ctx = Context {
             cuda,
             stream,
@@ -472,7 +472,7 @@ impl Context {
     /// [`launch::resident_clusters`] of the first loaded persistent kernel that can split within
     /// clusters: every such kernel takes a whole SM (one CTA of 384 threads at 168 registers).
     fn query_resident_clusters(&self) -> [u32; 9] {
-        if !crate::driver::launches_clusters() {
+        if !crate::driver::has_launch_ex() {
             return [0; 9];
         }
         KERNELS

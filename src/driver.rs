@@ -80,8 +80,9 @@ pub(crate) fn driver_has(name: &str) -> bool {
     unsafe { lib.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_ok()
 }
 
-/// Whether the driver launches thread-block clusters (`cuLaunchKernelEx`, CUDA 12), asked once.
-pub(crate) fn launches_clusters() -> bool {
+/// Whether the driver has `cuLaunchKernelEx` (CUDA 12), which launches thread-block clusters and
+/// programmatic dependent launches; asked once.
+pub(crate) fn has_launch_ex() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| driver_has("cuLaunchKernelEx"))
 }

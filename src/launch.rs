@@ -183,7 +183,7 @@ pub(crate) fn resident_clusters(func: &CudaFunction, threads: u32, smem: u32) ->
     for (s, slot) in out.iter_mut().enumerate().skip(2) {
         let s = s as u32;
         let mut attr = cluster_attribute(s);
-        let config = cluster_config(
+        let config = launch_config(
             (s * 16, 1, 1),
             (threads, 1, 1),
             smem,
@@ -232,7 +232,7 @@ fn programmatic_attribute() -> cudarc::driver::sys::CUlaunchAttribute {
 
 /// The `cuLaunchKernelEx` configuration of `grid` × `block` with `smem` bytes of dynamic shared
 /// memory on `stream`, with the one attribute `attr` (which must outlive its use).
-fn cluster_config(
+fn launch_config(
     grid: (u32, u32, u32),
     block: (u32, u32, u32),
     smem: u32,
@@ -258,7 +258,7 @@ fn cluster_config(
 ///
 /// # Safety
 /// As [`launch`], with `args` its argument array; the driver has `cuLaunchKernelEx`
-/// (`driver::launches_clusters`); for clusters of `s` CTAs, `plan.grid.0` is a multiple of `s`;
+/// (`driver::has_launch_ex`); for clusters of `s` CTAs, `plan.grid.0` is a multiple of `s`;
 /// a programmatic dependent's kernel waits for the grid ahead of it before it touches memory.
 unsafe fn launch_with(
     func: &CudaFunction,
@@ -268,7 +268,7 @@ unsafe fn launch_with(
     args: &mut [*mut core::ffi::c_void],
 ) -> Result<()> {
     use cudarc::driver::sys;
-    let config = cluster_config(plan.grid, plan.block, plan.smem_bytes, stream, &mut attr);
+    let config = launch_config(plan.grid, plan.block, plan.smem_bytes, stream, &mut attr);
     // SAFETY: `config` and `attr` outlive the call, which copies them; the rest is the caller's
     // contract (as `result::launch_kernel` in `launch`).
     unsafe {
@@ -293,7 +293,7 @@ unsafe fn launch_with(
 /// # Safety
 /// As [`launch`]; and `func` waits for the grid ahead of it (`griddepcontrol.wait`) before it
 /// touches any memory (the sm_90 build of a kernel that does, [`LoadedKernels::module_of`]), and
-/// the driver has `cuLaunchKernelEx` (`driver::launches_clusters`).
+/// the driver has `cuLaunchKernelEx` (`driver::has_launch_ex`).
 ///
 /// [`LoadedKernels::module_of`]: crate::modules::LoadedKernels::module_of
 pub(crate) unsafe fn launch_dependent<P: ParamsBlock>(

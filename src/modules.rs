@@ -15,8 +15,8 @@ use tcgemm_kernels::config::{KernelSpec, Target, KERNELS};
 /// Dynamic shared memory a kernel gets without opting in.
 const DEFAULT_SMEM_LIMIT: u32 = 48 * 1024;
 
-/// The modules to load for a device: always `sm_80`; `sm_90` (its TF32 `mma.sync` kernels built
-/// for sm_90) from compute capability 9.0, `force_sm80` or not, since those are the same kernels
+/// The modules to load for a device: always `sm_80`; `sm_90` (its TF32 `mma.sync` kernels and the
+/// split-K reduction built for sm_90) from compute capability 9.0, `force_sm80` or not, since those are the same kernels
 /// as this device runs them; `sm_90a` on compute capability 9.0.
 pub(crate) fn wanted_targets(cc: (u32, u32), force_sm80: bool) -> Vec<Target> {
     Target::ALL
@@ -204,7 +204,7 @@ fn load_function(
         }
         Err(e) => return Err(e.into()),
     };
-    if k.family.cluster() > 1 && !crate::driver::launches_clusters() {
+    if k.family.cluster() > 1 && !crate::driver::has_launch_ex() {
         return Ok(Err(
             "runs in thread-block clusters, which this CUDA driver cannot launch (no cuLaunchKernelEx)"
                 .to_string(),

@@ -15,8 +15,9 @@ pub enum Target {
     /// `sm_80` PTX: CUDA-core and `mma.sync` kernels. Runs (JIT-compiled) on every device ≥ 8.0.
     Sm80,
     /// `sm_90` PTX: the `sm_80` module's TF32 `mma.sync` kernels built for sm_90, where one
-    /// `cvt.rn.tf32.f32` rounds an operand (two instructions and predicate spills before sm_90).
-    /// Devices ≥ 9.0 run these in place of the `sm_80` module's copies.
+    /// `cvt.rn.tf32.f32` rounds an operand (two instructions and predicate spills before sm_90),
+    /// and the split-K reduction, which waits there for the launch it follows
+    /// (`griddepcontrol.wait`). Devices ≥ 9.0 run these in place of the `sm_80` module's copies.
     Sm90,
     /// `sm_90a` PTX: Hopper kernels (`wgmma`, TMA, `mbarrier`). Runs only on compute capability 9.0.
     Sm90a,
