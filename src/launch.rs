@@ -137,6 +137,23 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     plan: &Plan,
     p: &P,
 ) -> Result<()> {
+    // SAFETY: the caller's contract, as `enqueue`'s with a plain launch.
+    unsafe { enqueue(cuda, stream, func, plan, p, false) }
+}
+
+/// [`launch`], or with `dependent` [`launch_dependent`]: checks the block, binds the context and
+/// launches `func` with the one launch attribute its plan or `dependent` asks for, if any.
+///
+/// # Safety
+/// As [`launch`], and with `dependent` as [`launch_dependent`].
+unsafe fn enqueue<P: ParamsBlock>(
+    cuda: &CudaContext,
+    stream: CUstream,
+    func: &CudaFunction,
+    plan: &Plan,
+    p: &P,
+    dependent: bool,
+) -> Result<()> {
     check_block::<P>(plan)?;
     cuda.bind_to_thread()?;
     let mut args = [p as *const P as *mut core::ffi::c_void];
@@ -151,9 +168,11 @@ pub(crate) unsafe fn launch<P: ParamsBlock>(
     // kernels crate, and `p` outlives the call, which copies it). The grid, block and shared memory
     // come from the same `KernelSpec` the kernel was built from, and the function's dynamic
     // shared-memory limit was raised to `smem_bytes` when it was loaded. The caller guarantees the
-    // rest (see `# Safety`).
+    // rest (see `# Safety`: with `dependent`, the kernel's wait and the driver entry point).
     unsafe {
-        if cluster > 1 {
+        if dependent {
+            launch_with(func, plan, programmatic_attribute(), stream, &mut args)?;
+        } else if cluster > 1 {
             launch_with(func, plan, cluster_attribute(cluster), stream, &mut args)?;
         } else {
             result::launch_kernel(
@@ -303,12 +322,8 @@ pub(crate) unsafe fn launch_dependent<P: ParamsBlock>(
     plan: &Plan,
     p: &P,
 ) -> Result<()> {
-    check_block::<P>(plan)?;
-    cuda.bind_to_thread()?;
-    let mut args = [p as *const P as *mut core::ffi::c_void];
-    // SAFETY: as in `launch` (one by-value parameter of the kind checked above, `p` outliving
-    // the call); the wait and the driver entry point are the caller's contract.
-    unsafe { launch_with(func, plan, programmatic_attribute(), stream, &mut args) }
+    // SAFETY: the caller's contract, as `enqueue`'s with a programmatic dependent launch.
+    unsafe { enqueue(cuda, stream, func, plan, p, true) }
 }
 
 /// Enqueues GEMM kernel `func` for `problem` (resolved on buffers) as `plan` says: [`params`],

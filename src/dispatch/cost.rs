@@ -137,7 +137,8 @@ pub(crate) const CLUSTER_PARTIAL_KTILES: u64 = 4;
 /// k-tiles (of the kernel's own tile) a split of `slices` k-slices that the reduction kernel sums
 /// costs beyond [`PARTIAL_COST_KTILES`]: a quarter per slice past the first
 /// [`REDUCE_LOADS_IN_FLIGHT`] (8), which one round of its loads covers (each slice adds a
-/// partial of C's size to write and read, each further round a round trip of the loads). Fitted to the H100 measurements of docs/decode-log.md (session 85):
+/// partial of C's size to write and read, each further round a round trip of the loads). Fitted
+/// to the H100 measurements of docs/decode-log.md (session 85):
 /// priced without it, the 128×256 and 128×128 tiles split 13–32 ways won over narrower tiles
 /// split 4–16 ways; with it, the 25 TF32 calls whose pick changed (96–512 rows × 512–2048 ×
 /// 4096–14336, every layout) ran 1.081× as fast (23 faster, 1.02–1.22×; 192 and 256 × 512 × 8192
